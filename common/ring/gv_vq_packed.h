@@ -1,0 +1,413 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gv_vq_packed.h - driver end, packed layout (virtio 1.2 section 2.8).
+ * Twin of gv_vq_split.h: the same verbs, each a static inline function
+ * taking the barrier policy as a literal, specialised by gv_vq.c.
+ *
+ * Ring slots are filled in order; buffer ids come from a private free
+ * list (vq->next) and index vq->slot, which remembers how many slots each
+ * chain holds, so the used position advances by trusted counts only.
+ * A batch is published by writing its first head's flags last.
+ */
+#ifndef GV_VQ_PACKED_H
+#define GV_VQ_PACKED_H
+
+#include "gv_vq_priv.h"
+
+/* AVAIL/USED bits that mark a descriptor available in lap `wrap`. */
+#define GV_PACKED_AVAIL_FLAGS(wrap) ((wrap) ? GV_DESC_F_AVAIL : GV_DESC_F_USED)
+
+static inline size_t packed_ring_size(uint32_t num)
+{
+	return 16u * (size_t)num + 2 * sizeof(struct gv_packed_event);
+}
+
+static inline void packed_init(struct gv_vq *vq)
+{
+	uint8_t *base = vq->ring;
+
+	memset(base, 0, packed_ring_size(vq->num));
+	vq->p.desc = (struct gv_packed_desc *)base;
+	vq->p.drv = (struct gv_packed_event *)(base + 16u * (size_t)vq->num);
+	vq->p.dev = vq->p.drv + 1;
+	vq->p.avail_idx = vq->p.used_idx = 0;
+	vq->p.avail_wrap = vq->p.used_wrap = 1;
+	vq->p.free_id = 0;
+	vq->p.have_staged = 0;
+	vq->p.added = 0;
+	vq->p.batch_open = 0;
+	for (uint32_t i = 0; i < vq->num; i++)
+		vq->next[i] = (uint16_t)(i + 1);
+}
+
+static inline void packed_addrs(const struct gv_vq *vq, struct gv_ring_addrs *a)
+{
+	a->desc = vq->ring_iova;
+	a->driver = vq->ring_iova + 16u * (uint64_t)vq->num;
+	a->device = a->driver + sizeof(struct gv_packed_event);
+}
+
+GV_INLINE void packed_order_push(struct gv_vq *vq, uint16_t id)
+{
+	vq->order[vq->order_put] = id;
+	if (++vq->order_put == vq->num)
+		vq->order_put = 0;
+}
+
+GV_INLINE void packed_order_pop(struct gv_vq *vq)
+{
+	if (++vq->order_get == vq->num)
+		vq->order_get = 0;
+}
+
+/* The chain `id` came back: its slots and its id are free again. */
+GV_INLINE void packed_free_id(struct gv_vq *vq, uint16_t id)
+{
+	struct gv_slot *s = &vq->slot[id];
+
+	vq->p.used_idx = (uint16_t)(vq->p.used_idx + s->ndesc);
+	if (vq->p.used_idx >= vq->num) {
+		vq->p.used_idx = (uint16_t)(vq->p.used_idx - vq->num);
+		vq->p.used_wrap ^= 1;
+	}
+	vq->next[id] = vq->p.free_id;
+	vq->p.free_id = id;
+	vq->num_free += s->ndesc;
+	s->ndesc = 0;
+	vq->inflight--;
+}
+
+/*
+ * A head is ready at `pos`. The first one of a batch is held back and
+ * written by flush, after a barrier; later ones can be written now since
+ * the device reads the ring in order and cannot pass the first.
+ */
+GV_INLINE void packed_stage_head(struct gv_vq *vq, uint16_t pos, uint16_t flags)
+{
+	if (!vq->p.have_staged) {
+		vq->p.staged_pos = pos;
+		vq->p.staged_flags = flags;
+		vq->p.have_staged = 1;
+	} else {
+		gv_store16(&vq->p.desc[pos].flags, flags);
+	}
+}
+
+GV_INLINE int packed_add(struct gv_vq *vq, const struct gv_seg *segs, uint16_t n_out,
+			 uint16_t n_in, void *cookie, bool indirect, const enum gv_barrier B)
+{
+	uint32_t total = (uint32_t)n_out + n_in;
+	uint32_t need = indirect ? 1 : total;
+	struct gv_packed_desc *desc = vq->p.desc;
+	uint16_t id = vq->p.free_id, pos = vq->p.avail_idx, head = pos;
+	uint8_t wrap = vq->p.avail_wrap;
+	uint16_t head_flags = 0;
+	uint32_t in_len = 0;
+
+	(void)B;
+	if (vq->num_free < need)
+		return -ENOSPC;
+	vq->p.free_id = vq->next[id];
+	if (indirect) {
+		struct gv_packed_desc *tbl =
+			(struct gv_packed_desc *)vq->indirect + (size_t)id * vq->max_indirect;
+
+		for (uint32_t k = 0; k < total; k++) {
+			tbl[k].addr = segs[k].addr;
+			tbl[k].len = segs[k].len;
+			tbl[k].id = 0;
+			tbl[k].flags = k >= n_out ? GV_DESC_F_WRITE : 0;
+			if (k >= n_out)
+				in_len += segs[k].len;
+		}
+		desc[pos].addr = vq->indirect_iova + (uint64_t)id * vq->max_indirect * 16u;
+		desc[pos].len = total * 16u;
+		desc[pos].id = id;
+		head_flags = (uint16_t)(GV_DESC_F_INDIRECT | GV_PACKED_AVAIL_FLAGS(wrap));
+		if (++pos == vq->num) {
+			pos = 0;
+			wrap ^= 1;
+		}
+	} else {
+		for (uint32_t k = 0; k < total; k++) {
+			uint16_t f = (uint16_t)((k >= n_out ? GV_DESC_F_WRITE : 0) |
+						(k + 1 < total ? GV_DESC_F_NEXT : 0) |
+						GV_PACKED_AVAIL_FLAGS(wrap));
+
+			desc[pos].addr = segs[k].addr;
+			desc[pos].len = segs[k].len;
+			desc[pos].id = id;
+			if (k == 0)
+				head_flags = f;
+			else
+				gv_store16(&desc[pos].flags, f);
+			if (k >= n_out)
+				in_len += segs[k].len;
+			if (++pos == vq->num) {
+				pos = 0;
+				wrap ^= 1;
+			}
+		}
+	}
+	vq->slot[id] = (struct gv_slot){ cookie, in_len, (uint16_t)need, 0 };
+	packed_order_push(vq, id);
+	packed_stage_head(vq, head, head_flags);
+	vq->p.avail_idx = pos;
+	vq->p.avail_wrap = wrap;
+	vq->num_free -= need;
+	vq->p.added += need;
+	vq->inflight++;
+	return 0;
+}
+
+GV_INLINE uint32_t packed_add_burst(struct gv_vq *vq, const struct gv_seg *segs,
+				    void *const *cookies, uint32_t n, bool writable,
+				    const enum gv_barrier B)
+{
+	struct gv_packed_desc *desc = vq->p.desc;
+	uint16_t pos = vq->p.avail_idx;
+	uint8_t wrap = vq->p.avail_wrap;
+	uint16_t wflag = writable ? GV_DESC_F_WRITE : 0;
+
+	(void)B;
+	if (n > vq->num_free)
+		n = vq->num_free;
+	for (uint32_t k = 0; k < n; k++) {
+		uint16_t id = vq->p.free_id;
+
+		vq->p.free_id = vq->next[id];
+		desc[pos].addr = segs[k].addr;
+		desc[pos].len = segs[k].len;
+		desc[pos].id = id;
+		vq->slot[id] = (struct gv_slot){ cookies[k], writable ? segs[k].len : 0, 1, 0 };
+		packed_order_push(vq, id);
+		packed_stage_head(vq, pos, (uint16_t)(wflag | GV_PACKED_AVAIL_FLAGS(wrap)));
+		if (++pos == vq->num) {
+			pos = 0;
+			wrap ^= 1;
+		}
+	}
+	vq->p.avail_idx = pos;
+	vq->p.avail_wrap = wrap;
+	vq->num_free -= n;
+	vq->p.added += n;
+	vq->inflight += n;
+	return n;
+}
+
+GV_INLINE void packed_flush(struct gv_vq *vq, const enum gv_barrier B)
+{
+	if (!vq->p.have_staged)
+		return;
+	/* Every staged descriptor before the first head's flags expose them. */
+	gv_wmb(B);
+	gv_store16(&vq->p.desc[vq->p.staged_pos].flags, vq->p.staged_flags);
+	vq->p.have_staged = 0;
+}
+
+GV_INLINE bool packed_kick_prepare(struct gv_vq *vq, const enum gv_barrier B)
+{
+	uint32_t added = vq->p.added;
+	uint16_t flags, off_wrap, event, now, old;
+
+	packed_flush(vq, B);
+	if (added == 0)
+		return false;
+	vq->p.added = 0;
+	/* Our flags store before the load of the device's wish. */
+	gv_mb(B);
+	flags = gv_load16(&vq->p.dev->flags);
+	if (flags == GV_EVENT_F_DISABLE)
+		return false;
+	if (flags != GV_EVENT_F_DESC || !(vq->features & GV_VQ_F_EVENT_IDX) || added >= vq->num)
+		return true;
+	off_wrap = gv_load16(&vq->p.dev->off_wrap);
+	event = off_wrap & 0x7fffu;
+	now = vq->p.avail_idx;
+	old = (uint16_t)(now - added);
+	/* An offset in the previous lap lies num slots behind this lap's. */
+	if ((off_wrap >> 15) != vq->p.avail_wrap)
+		event = (uint16_t)(event - vq->num);
+	return gv_need_event(event, now, old);
+}
+
+/*
+ * Is the descriptor at the used position a used one? 1: yes, 0: not yet,
+ * -1: its flags contradict our state (the queue is then broken). Only
+ * called with chains in flight, so the slot was written by us this lap.
+ */
+GV_INLINE int packed_used_here(struct gv_vq *vq)
+{
+	uint16_t pos = vq->p.used_idx;
+	uint16_t f = gv_load16(&vq->p.desc[pos].flags);
+	uint8_t a = !!(f & GV_DESC_F_AVAIL), u = !!(f & GV_DESC_F_USED), w = vq->p.used_wrap;
+
+	if (GV_LIKELY(a == w && u == w))
+		return 1;
+	if (a == w)
+		return 0; /* still available */
+	if (vq->p.have_staged && vq->p.staged_pos == pos)
+		return 0; /* our own head, not yet published */
+	GV_VQ_FAIL(vq, bad_flags);
+	return -1;
+}
+
+/* Validate the used descriptor at the used position; its id or -1. */
+GV_INLINE int packed_used_id(struct gv_vq *vq, uint32_t *len_out)
+{
+	struct gv_packed_desc *d = &vq->p.desc[vq->p.used_idx];
+	uint16_t id = gv_load16(&d->id);
+	uint32_t len = gv_load32(&d->len);
+
+	if (GV_UNLIKELY(id >= vq->num)) {
+		GV_VQ_FAIL(vq, bad_id);
+		return -1;
+	}
+	if (GV_UNLIKELY(vq->slot[id].ndesc == 0)) {
+		GV_VQ_FAIL(vq, id_not_inflight);
+		return -1;
+	}
+	if (GV_UNLIKELY(len > vq->slot[id].in_len)) {
+		GV_VQ_FAIL(vq, bad_len);
+		return -1;
+	}
+	*len_out = len;
+	return id;
+}
+
+GV_INLINE uint32_t packed_get_used_t(struct gv_vq *vq, void **cookies, uint32_t *lens,
+				     uint32_t n, const bool in_order, const enum gv_barrier B)
+{
+	uint32_t k;
+
+	for (k = 0; k < n && vq->inflight; k++) {
+		uint32_t len;
+		int id;
+
+		if (packed_used_here(vq) <= 0)
+			break;
+		/* The flags load before the loads of id and length. */
+		gv_rmb(B);
+		id = packed_used_id(vq, &len);
+		if (id < 0)
+			break;
+		if (in_order) {
+			if (GV_UNLIKELY(vq->order[vq->order_get] != id)) {
+				GV_VQ_FAIL(vq, bad_order);
+				break;
+			}
+			packed_order_pop(vq);
+		}
+		cookies[k] = vq->slot[id].cookie;
+		if (lens)
+			lens[k] = len;
+		packed_free_id(vq, (uint16_t)id);
+	}
+	return k;
+}
+
+GV_INLINE uint32_t packed_get_used(struct gv_vq *vq, void **cookies, uint32_t *lens,
+				   uint32_t n, const enum gv_barrier B)
+{
+	if (vq->features & GV_VQ_F_IN_ORDER)
+		return packed_get_used_t(vq, cookies, lens, n, true, B);
+	return packed_get_used_t(vq, cookies, lens, n, false, B);
+}
+
+/*
+ * IN_ORDER: one used descriptor may close a batch of chains; every chain
+ * up to its id is done. A batch larger than `n` is finished on the next
+ * call (batch_open).
+ */
+GV_INLINE uint32_t packed_reclaim_in_order(struct gv_vq *vq, void **cookies, uint32_t n,
+					   const enum gv_barrier B)
+{
+	uint32_t k = 0;
+
+	while (k < n && vq->inflight) {
+		uint16_t id;
+
+		if (!vq->p.batch_open) {
+			uint32_t len;
+			int last;
+
+			if (packed_used_here(vq) <= 0)
+				break;
+			gv_rmb(B);
+			last = packed_used_id(vq, &len);
+			if (last < 0)
+				break;
+			vq->p.batch_last = (uint16_t)last;
+			vq->p.batch_open = 1;
+		}
+		id = vq->order[vq->order_get];
+		packed_order_pop(vq);
+		cookies[k++] = vq->slot[id].cookie;
+		packed_free_id(vq, id);
+		if (id == vq->p.batch_last)
+			vq->p.batch_open = 0;
+	}
+	return k;
+}
+
+GV_INLINE uint32_t packed_used_pending(struct gv_vq *vq, const enum gv_barrier B)
+{
+	uint16_t pos = vq->p.used_idx;
+	uint8_t w = vq->p.used_wrap;
+	uint32_t count = 0, slots = 0, busy = vq->num - vq->num_free;
+
+	(void)B;
+	if (vq->p.batch_open)
+		return 1;
+	while (slots < busy) {
+		uint16_t f = gv_load16(&vq->p.desc[pos].flags);
+		uint16_t id;
+
+		if (!!(f & GV_DESC_F_AVAIL) != w || !!(f & GV_DESC_F_USED) != w)
+			break;
+		id = gv_load16(&vq->p.desc[pos].id);
+		if (id >= vq->num || vq->slot[id].ndesc == 0)
+			break; /* get_used will count it */
+		count++;
+		slots += vq->slot[id].ndesc;
+		pos = (uint16_t)(pos + vq->slot[id].ndesc);
+		if (pos >= vq->num) {
+			pos = (uint16_t)(pos - vq->num);
+			w ^= 1;
+		}
+	}
+	return count;
+}
+
+GV_INLINE void packed_disable_cb(struct gv_vq *vq, const enum gv_barrier B)
+{
+	(void)B;
+	gv_store16(&vq->p.drv->flags, GV_EVENT_F_DISABLE);
+}
+
+GV_INLINE bool packed_enable_cb(struct gv_vq *vq, const enum gv_barrier B)
+{
+	if (vq->features & GV_VQ_F_EVENT_IDX) {
+		gv_store16(&vq->p.drv->off_wrap,
+			   (uint16_t)(vq->p.used_idx | (vq->p.used_wrap << 15)));
+		/* The offset before the flags that make the device read it. */
+		gv_wmb(B);
+		gv_store16(&vq->p.drv->flags, GV_EVENT_F_DESC);
+	} else {
+		gv_store16(&vq->p.drv->flags, GV_EVENT_F_ENABLE);
+	}
+	/* Our wish before the re-check of the used position. */
+	gv_mb(B);
+	if (!vq->inflight)
+		return true;
+	if (vq->p.batch_open)
+		return false;
+	{
+		uint16_t f = gv_load16(&vq->p.desc[vq->p.used_idx].flags);
+		uint8_t w = vq->p.used_wrap;
+
+		return !(!!(f & GV_DESC_F_AVAIL) == w && !!(f & GV_DESC_F_USED) == w);
+	}
+}
+
+#endif /* GV_VQ_PACKED_H */

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gv_vq_priv.h - the driver end's private state (struct gv_vq), shared by
+ * gv_vq.c and the two layout implementations gv_vq_split.h and
+ * gv_vq_packed.h. Not part of the public API.
+ *
+ * Trust model: everything in struct gv_vq is the driver's own and is never
+ * refreshed from shared memory. Chain links, chain lengths, writable byte
+ * counts and cookies live here; the ring only ever receives copies.
+ */
+#ifndef GV_VQ_PRIV_H
+#define GV_VQ_PRIV_H
+
+#include <errno.h>
+#include <string.h>
+
+#include "gv_vq.h"
+
+#define GV_LIKELY(x) __builtin_expect(!!(x), 1)
+#define GV_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Per chain, indexed by head descriptor (split) or buffer id (packed). */
+struct gv_slot {
+	void *cookie;
+	uint32_t in_len; /* writable bytes posted: the bound on the used length */
+	uint16_t ndesc; /* ring slots the chain holds; 0 = not in flight */
+	uint16_t last; /* split: last descriptor of the chain (free-list splice) */
+};
+
+struct gv_vq_split {
+	struct gv_split_desc *desc;
+	struct gv_split_avail *avail;
+	struct gv_split_used *used;
+	uint16_t avail_idx; /* next avail entry (free running) */
+	uint16_t pub_idx; /* avail->idx as last published */
+	uint16_t kick_idx; /* avail idx at the last notification decision */
+	uint16_t last_used; /* next used entry to consume */
+	uint16_t free_head; /* private free descriptor list */
+};
+
+struct gv_vq_packed {
+	struct gv_packed_desc *desc;
+	struct gv_packed_event *drv; /* written by us */
+	struct gv_packed_event *dev; /* written by the device */
+	uint16_t avail_idx; /* next slot to fill */
+	uint16_t used_idx; /* next slot to read a used descriptor from */
+	uint16_t free_id; /* private free buffer id list */
+	uint8_t avail_wrap;
+	uint8_t used_wrap;
+	/* Batch publish: the first staged head's flags are written last. */
+	uint16_t staged_pos;
+	uint16_t staged_flags;
+	uint8_t have_staged;
+	uint32_t added; /* slots made available since the last kick decision */
+	/* IN_ORDER reclaim inside a batch the device returned as one entry. */
+	uint8_t batch_open;
+	uint16_t batch_last; /* buffer id that closes the batch */
+};
+
+struct gv_vq {
+	enum gv_layout layout;
+	enum gv_barrier barrier;
+	uint32_t num;
+	uint32_t mask; /* split: num - 1 */
+	uint32_t features;
+	uint8_t broken;
+	uint32_t num_free; /* free descriptors / ring slots */
+	uint32_t inflight; /* chains posted and not returned */
+	struct gv_slot *slot; /* num entries */
+	uint16_t *next; /* num entries: private chain and free-list links */
+	/* Posting order of chains (IN_ORDER reclaim): ring of num ids. */
+	uint16_t *order;
+	uint32_t order_put, order_get;
+	uint32_t detach_pos; /* gv_vq_detach scan cursor */
+	void *indirect;
+	uint64_t indirect_iova;
+	uint16_t max_indirect;
+	uint32_t align;
+	void *ring;
+	uint64_t ring_iova;
+	union {
+		struct gv_vq_split s;
+		struct gv_vq_packed p;
+	};
+	struct gv_vq_stats stats;
+};
+
+/* Mark the queue broken after a bad value from the device; count it. */
+#define GV_VQ_FAIL(vq, counter)                                                \
+	do {                                                                   \
+		(vq)->stats.counter++;                                         \
+		(vq)->broken = 1;                                              \
+	} while (0)
+
+/*
+ * Dispatch key: layout and barrier policy. Each public verb switches on it
+ * once per call and jumps to a copy of the layout code specialised for a
+ * literal policy, so no barrier inside the loop tests the policy. With
+ * GV_RING_FIXED_BARRIER the policy half of the key is a constant and the
+ * switch folds away.
+ */
+#define GV_KEY(layout, barrier) (((unsigned)(layout) << 1) | (unsigned)(barrier))
+#define GV_K_SPLIT_SMP GV_KEY(GV_LAYOUT_SPLIT, GV_BARRIER_SMP)
+#define GV_K_SPLIT_MAND GV_KEY(GV_LAYOUT_SPLIT, GV_BARRIER_MANDATORY)
+#define GV_K_PACKED_SMP GV_KEY(GV_LAYOUT_PACKED, GV_BARRIER_SMP)
+#define GV_K_PACKED_MAND GV_KEY(GV_LAYOUT_PACKED, GV_BARRIER_MANDATORY)
+#define GV_VQ_KEY(vq) GV_KEY((vq)->layout, GV_BARRIER_OF((vq)->barrier))
+
+/* Emit `return split_fn(args, B)` / `packed_fn(args, B)` for the key. */
+#define GV_DISPATCH(vq, split_fn, packed_fn, ...)                              \
+	switch (GV_VQ_KEY(vq)) {                                               \
+	case GV_K_SPLIT_SMP:                                                   \
+		return split_fn(__VA_ARGS__, GV_BARRIER_SMP);                  \
+	case GV_K_SPLIT_MAND:                                                  \
+		return split_fn(__VA_ARGS__, GV_BARRIER_MANDATORY);            \
+	case GV_K_PACKED_SMP:                                                  \
+		return packed_fn(__VA_ARGS__, GV_BARRIER_SMP);                 \
+	default:                                                               \
+		return packed_fn(__VA_ARGS__, GV_BARRIER_MANDATORY);           \
+	}
+
+#define GV_INLINE static inline __attribute__((always_inline))
+
+#endif /* GV_VQ_PRIV_H */
