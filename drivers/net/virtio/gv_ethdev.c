@@ -1,0 +1,517 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gv_ethdev.c - the ethdev ops of a gvirtio port: feature negotiation
+ * (only what the app's configuration needs), queue set-up and release,
+ * start/stop/close/reset, link, MTU and MAC. Transport-neutral: the
+ * device is reached through hw->ops only. Counters are in gv_stats.c.
+ */
+#include <string.h>
+
+#include <ethdev_driver.h>
+#include <rte_malloc.h>
+#include <rte_memzone.h>
+
+#include "gv_pmd.h"
+#include "gv_stats.h"
+
+RTE_LOG_REGISTER(gv_logtype, pmd.net.gvirtio, NOTICE);
+
+#define GV_MAX_RX_PKTLEN 9728
+#define GV_RX_INDIRECT 16 /* indirect entries per RX chain (full path) */
+#define GV_TX_INDIRECT 32 /* indirect entries per TX chain */
+
+static struct gv_hw *hw_of(struct rte_eth_dev *dev)
+{
+	return dev->data->dev_private;
+}
+
+/* Feature bits the PMD can use at all, before looking at the app's needs. */
+static uint64_t wanted_features(const struct gv_hw *hw, const struct rte_eth_conf *conf)
+{
+	uint64_t f = GV_BIT(GV_F_VERSION_1) | GV_BIT(GV_NET_F_MAC) | GV_BIT(GV_NET_F_STATUS) |
+		     GV_BIT(GV_NET_F_MTU) | GV_BIT(GV_F_RING_EVENT_IDX) |
+		     GV_BIT(GV_F_ORDER_PLATFORM) | GV_BIT(GV_F_ACCESS_PLATFORM) |
+		     GV_BIT(GV_NET_F_SPEED_DUPLEX);
+
+	if (hw->want_packed)
+		f |= GV_BIT(GV_F_RING_PACKED);
+	if (hw->want_mrg)
+		f |= GV_BIT(GV_NET_F_MRG_RXBUF);
+	if (hw->want_in_order)
+		f |= GV_BIT(GV_F_IN_ORDER);
+	/* Indirect tables only help chains: multi-segment TX or chained RX. */
+	if ((conf->txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ||
+	    (conf->rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER) || hw->force_path == GV_FORCE_FULL)
+		f |= GV_BIT(GV_F_RING_INDIRECT_DESC);
+	return f;
+}
+
+static int negotiate(struct rte_eth_dev *dev)
+{
+	struct gv_hw *hw = hw_of(dev);
+	const struct rte_eth_conf *conf = &dev->data->dev_conf;
+	char buf[512];
+	uint64_t want;
+	int ret;
+
+	ret = hw->ops->reset(hw);
+	if (ret == 0)
+		ret = hw->ops->get_features(hw, &hw->host_features);
+	if (ret) {
+		GV_LOG(ERR, "%s: device not reachable: %s", hw->name, strerror(-ret));
+		return ret;
+	}
+	want = wanted_features(hw, conf);
+	hw->features = hw->host_features & want;
+	ret = hw->ops->set_features(hw, hw->features);
+	if (ret) {
+		GV_LOG(ERR, "%s: device refused features: %s", hw->name, strerror(-ret));
+		return ret;
+	}
+	GV_LOG(INFO, "%s: device offers %s", hw->name,
+	       gv_features_str(hw->host_features, buf, sizeof(buf)));
+	GV_LOG(INFO, "%s: negotiated %s", hw->name, gv_features_str(hw->features, buf, sizeof(buf)));
+	hw->layout = gv_has(hw, GV_F_RING_PACKED) ? GV_LAYOUT_PACKED : GV_LAYOUT_SPLIT;
+	hw->barrier = gv_has(hw, GV_F_ORDER_PLATFORM) ? GV_BARRIER_MANDATORY : GV_BARRIER_SMP;
+	hw->hdr_size = gv_net_hdr_size(hw->features);
+	if (hw->want_packed && hw->layout != GV_LAYOUT_PACKED)
+		GV_LOG(WARNING, "%s: packed ring asked for but not offered: using split", hw->name);
+	GV_LOG(INFO, "%s: %s barriers (%s)", hw->name,
+	       hw->barrier == GV_BARRIER_MANDATORY ? "mandatory" : "SMP",
+	       hw->barrier == GV_BARRIER_MANDATORY ? "ORDER_PLATFORM" : "device is a CPU");
+	if (gv_has(hw, GV_NET_F_MTU)) {
+		uint16_t mtu = 0;
+
+		if (hw->ops->read_config(hw, GV_NET_CFG_MTU, &mtu, sizeof(mtu)) == 0 && mtu >= 68)
+			hw->max_mtu = mtu;
+	}
+	if (gv_has(hw, GV_NET_F_MAC) &&
+	    hw->ops->read_config(hw, GV_NET_CFG_MAC, &hw->mac, RTE_ETHER_ADDR_LEN) == 0)
+		rte_ether_addr_copy(&hw->mac, &dev->data->mac_addrs[0]);
+	hw->negotiated = true;
+	return 0;
+}
+
+static int gv_dev_configure(struct rte_eth_dev *dev)
+{
+	struct gv_hw *hw = hw_of(dev);
+	uint16_t pairs = RTE_MAX(dev->data->nb_rx_queues, dev->data->nb_tx_queues);
+
+	if (pairs > hw->max_queue_pairs) {
+		GV_LOG(ERR, "%s: %u queue pairs asked for, the device offers %u (queues= devarg)",
+		       hw->name, pairs, hw->max_queue_pairs);
+		return -EINVAL;
+	}
+	if (dev->data->mtu > hw->max_mtu) {
+		GV_LOG(ERR, "%s: MTU %u above the device's maximum %u", hw->name, dev->data->mtu,
+		       hw->max_mtu);
+		return -EINVAL;
+	}
+	return negotiate(dev);
+}
+
+static int gv_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
+{
+	struct gv_hw *hw = hw_of(dev);
+	uint16_t qmax = hw->ops->queue_max(hw, 0);
+
+	info->max_rx_queues = hw->max_queue_pairs;
+	info->max_tx_queues = hw->max_queue_pairs;
+	info->min_rx_bufsize = 64;
+	info->max_rx_pktlen = (uint32_t)hw->max_mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	info->min_mtu = RTE_ETHER_MIN_MTU;
+	info->max_mtu = hw->max_mtu;
+	info->max_mac_addrs = 1;
+	info->rx_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER;
+	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	info->rx_desc_lim.nb_max = qmax;
+	info->rx_desc_lim.nb_min = 2;
+	info->rx_desc_lim.nb_align = 1;
+	info->tx_desc_lim = info->rx_desc_lim;
+	info->default_rxportconf.ring_size = hw->queue_size;
+	info->default_txportconf.ring_size = hw->queue_size;
+	info->default_rxportconf.nb_queues = 1;
+	info->default_txportconf.nb_queues = 1;
+	info->speed_capa = RTE_ETH_LINK_SPEED_AUTONEG;
+	info->dev_capa = 0;
+	return 0;
+}
+
+/* Ring size for a queue: what the app asked, else the devarg, capped. */
+static uint16_t queue_size(struct gv_hw *hw, uint16_t vq_idx, uint16_t nb_desc)
+{
+	uint32_t size = nb_desc ? nb_desc : hw->queue_size;
+	uint32_t max = hw->ops->queue_max(hw, vq_idx);
+
+	if (size < 2)
+		size = 2;
+	if (hw->layout == GV_LAYOUT_SPLIT)
+		size = rte_align32pow2(size);
+	if (size > max)
+		size = hw->layout == GV_LAYOUT_SPLIT ? rte_align32prevpow2(max) : max;
+	return (uint16_t)size;
+}
+
+static void queue_free(struct gv_queue *q)
+{
+	rte_memzone_free(q->mz);
+	rte_free(q->vq);
+	q->mz = NULL;
+	q->vq = NULL;
+}
+
+/* Ring memory, core state and indirect tables of one queue. */
+static int queue_alloc(struct rte_eth_dev *dev, struct gv_queue *q, uint16_t vq_idx,
+		       uint16_t queue_id, uint16_t nb_desc, unsigned int socket, uint16_t max_ind)
+{
+	struct gv_hw *hw = hw_of(dev);
+	struct gv_vq_config cfg = { 0 };
+	char name[RTE_MEMZONE_NAMESIZE];
+	size_t ring_bytes, ind_bytes;
+	uint16_t size;
+	int ret;
+
+	if (!hw->negotiated) {
+		GV_LOG(ERR, "%s: queue set-up before configure", hw->name);
+		return -EINVAL;
+	}
+	size = queue_size(hw, vq_idx, nb_desc);
+	ring_bytes = RTE_ALIGN_CEIL(gv_ring_size(hw->layout, size, 4096), 64);
+	ind_bytes = gv_has(hw, GV_F_RING_INDIRECT_DESC) ? (size_t)size * max_ind * 16 : 0;
+	snprintf(name, sizeof(name), "gv_p%u_vq%u", dev->data->port_id, vq_idx);
+	q->mz = rte_memzone_reserve_aligned(name, ring_bytes + ind_bytes, (int)socket,
+					    RTE_MEMZONE_IOVA_CONTIG, 4096);
+	q->vq = rte_zmalloc_socket("gv_vq", gv_vq_state_size(hw->layout, size), 64, (int)socket);
+	if (!q->mz || !q->vq) {
+		GV_LOG(ERR, "%s: no memory for queue %u (%u descriptors)", hw->name, vq_idx, size);
+		queue_free(q);
+		return -ENOMEM;
+	}
+	cfg.layout = hw->layout;
+	cfg.barrier = hw->barrier;
+	cfg.num = size;
+	cfg.ring = q->mz->addr;
+	cfg.ring_iova = hw->use_va ? (uint64_t)(uintptr_t)q->mz->addr : q->mz->iova;
+	cfg.align = gv_has(hw, GV_F_VERSION_1) ? 4 : 4096;
+	cfg.features = (gv_has(hw, GV_F_RING_EVENT_IDX) ? GV_VQ_F_EVENT_IDX : 0) |
+		       (gv_has(hw, GV_F_IN_ORDER) ? GV_VQ_F_IN_ORDER : 0);
+	if (ind_bytes) {
+		cfg.features |= GV_VQ_F_INDIRECT;
+		cfg.indirect = (uint8_t *)q->mz->addr + ring_bytes;
+		cfg.indirect_iova = cfg.ring_iova + ring_bytes;
+		cfg.max_indirect = max_ind;
+	}
+	ret = gv_vq_init(q->vq, &cfg);
+	if (ret) {
+		GV_LOG(ERR, "%s: queue %u: ring set-up failed: %s", hw->name, vq_idx, strerror(-ret));
+		queue_free(q);
+		return ret;
+	}
+	q->hw = hw;
+	q->vq_idx = vq_idx;
+	q->queue_id = queue_id;
+	q->size = size;
+	q->kickfd = q->callfd = -1;
+	return 0;
+}
+
+static void gv_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
+{
+	struct gv_rxq *rxq = dev->data->rx_queues[qid];
+
+	if (!rxq)
+		return;
+	gv_rxq_drain(rxq);
+	queue_free(&rxq->q);
+	rte_free(rxq);
+	dev->data->rx_queues[qid] = NULL;
+}
+
+static void gv_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
+{
+	struct gv_txq *txq = dev->data->tx_queues[qid];
+
+	if (!txq)
+		return;
+	gv_txq_drain(txq);
+	queue_free(&txq->q);
+	rte_free(txq);
+	dev->data->tx_queues[qid] = NULL;
+}
+
+static int gv_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+			     unsigned int socket, const struct rte_eth_rxconf *conf,
+			     struct rte_mempool *mp)
+{
+	struct gv_hw *hw = hw_of(dev);
+	struct gv_rxq *rxq;
+	int ret;
+
+	(void)conf;
+	if (rte_pktmbuf_data_room_size(mp) < RTE_PKTMBUF_HEADROOM + 64) {
+		GV_LOG(ERR, "%s: rx queue %u: mbufs of pool %s are too small", hw->name, qid,
+		       mp->name);
+		return -EINVAL;
+	}
+	gv_rx_queue_release(dev, qid);
+	rxq = rte_zmalloc_socket("gv_rxq", sizeof(*rxq), RTE_CACHE_LINE_SIZE, (int)socket);
+	if (!rxq)
+		return -ENOMEM;
+	ret = queue_alloc(dev, &rxq->q, (uint16_t)(2 * qid), qid, nb_desc, socket, GV_RX_INDIRECT);
+	if (ret) {
+		rte_free(rxq);
+		return ret;
+	}
+	rxq->mp = mp;
+	rxq->port_id = dev->data->port_id;
+	rxq->hdr_size = hw->hdr_size;
+	rxq->addr_off = hw->use_va ? offsetof(struct rte_mbuf, buf_addr)
+				   : offsetof(struct rte_mbuf, buf_iova);
+	rxq->refill_thresh = RTE_MAX(1u, RTE_MIN(32u, rxq->q.size / 4u));
+	rxq->chain_len = 1;
+	dev->data->rx_queues[qid] = rxq;
+	return 0;
+}
+
+static int gv_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+			     unsigned int socket, const struct rte_eth_txconf *conf)
+{
+	struct gv_hw *hw = hw_of(dev);
+	struct gv_txq *txq;
+	int ret;
+
+	(void)conf;
+	gv_tx_queue_release(dev, qid);
+	txq = rte_zmalloc_socket("gv_txq", sizeof(*txq), RTE_CACHE_LINE_SIZE, (int)socket);
+	if (!txq)
+		return -ENOMEM;
+	ret = queue_alloc(dev, &txq->q, (uint16_t)(2 * qid + 1), qid, nb_desc, socket,
+			  GV_TX_INDIRECT);
+	if (ret) {
+		rte_free(txq);
+		return ret;
+	}
+	txq->hdr_size = hw->hdr_size;
+	txq->addr_off = hw->use_va ? offsetof(struct rte_mbuf, buf_addr)
+				   : offsetof(struct rte_mbuf, buf_iova);
+	txq->free_thresh = RTE_MAX(1u, RTE_MIN(32u, txq->q.size / 4u));
+	txq->in_order = gv_has(hw, GV_F_IN_ORDER);
+	txq->indirect = gv_has(hw, GV_F_RING_INDIRECT_DESC);
+	dev->data->tx_queues[qid] = txq;
+	return 0;
+}
+
+/* Smallest RX mbuf data room (after headroom) over the port's queues. */
+static uint32_t rx_mbuf_room(struct rte_eth_dev *dev)
+{
+	uint32_t room = UINT32_MAX;
+
+	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {
+		struct gv_rxq *rxq = dev->data->rx_queues[i];
+
+		if (rxq)
+			room = RTE_MIN(room, (uint32_t)rte_pktmbuf_data_room_size(rxq->mp) -
+						     RTE_PKTMBUF_HEADROOM);
+	}
+	return room;
+}
+
+static int gv_dev_stop(struct rte_eth_dev *dev);
+
+static int gv_dev_start(struct rte_eth_dev *dev)
+{
+	struct gv_hw *hw = hw_of(dev);
+	const struct rte_eth_conf *conf = &dev->data->dev_conf;
+	uint32_t frame = (uint32_t)dev->data->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN +
+			 RTE_VLAN_HLEN + hw->hdr_size;
+	uint32_t room = rx_mbuf_room(dev);
+	int ret;
+
+	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
+		if (!dev->data->rx_queues[i])
+			return -EINVAL;
+	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
+		if (!dev->data->tx_queues[i])
+			return -EINVAL;
+	ret = gv_path_select(hw, conf->rxmode.offloads, conf->txmode.offloads, frame, room);
+	if (ret)
+		return ret;
+	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {
+		struct gv_rxq *rxq = dev->data->rx_queues[i];
+
+		rxq->chain_len = hw->rx_path == GV_RX_FULL ? (uint16_t)((frame + room - 1) / room) : 1;
+		if (rxq->chain_len > GV_RX_INDIRECT) {
+			GV_LOG(ERR, "%s: frames of %u bytes need %u mbufs of %u bytes each: "
+			       "use larger mbufs or mrg_rxbuf=1", hw->name, frame, rxq->chain_len, room);
+			return -EINVAL;
+		}
+		ret = hw->ops->setup_queue(hw, &rxq->q);
+		if (ret)
+			goto fail;
+	}
+	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++) {
+		ret = hw->ops->setup_queue(hw, &((struct gv_txq *)dev->data->tx_queues[i])->q);
+		if (ret)
+			goto fail;
+	}
+	ret = hw->ops->start(hw);
+	if (ret)
+		goto fail;
+	hw->started = true;
+	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
+		gv_rxq_refill(dev->data->rx_queues[i]);
+	dev->rx_pkt_burst = gv_rx_fn(hw, hw->rx_path);
+	dev->tx_pkt_burst = gv_tx_fn(hw, hw->tx_path);
+	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
+		dev->data->rx_queue_state[i] = RTE_ETH_QUEUE_STATE_STARTED;
+	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
+		dev->data->tx_queue_state[i] = RTE_ETH_QUEUE_STATE_STARTED;
+	dev->data->dev_started = 1;
+	gv_link_refresh(dev);
+	return 0;
+fail:
+	GV_LOG(ERR, "%s: start failed: %s", hw->name, strerror(-ret));
+	hw->ops->stop(hw);
+	return ret;
+}
+
+static int gv_dev_stop(struct rte_eth_dev *dev)
+{
+	struct gv_hw *hw = hw_of(dev);
+
+	dev->rx_pkt_burst = gv_rx_fn(hw, GV_RX_PATH_MAX);
+	dev->tx_pkt_burst = gv_tx_fn(hw, GV_TX_PATH_MAX);
+	if (hw->started)
+		hw->ops->stop(hw);
+	hw->started = false;
+	/* The device no longer touches the rings: take every mbuf back. */
+	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {
+		if (dev->data->rx_queues[i])
+			gv_rxq_drain(dev->data->rx_queues[i]);
+		dev->data->rx_queue_state[i] = RTE_ETH_QUEUE_STATE_STOPPED;
+	}
+	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++) {
+		if (dev->data->tx_queues[i])
+			gv_txq_drain(dev->data->tx_queues[i]);
+		dev->data->tx_queue_state[i] = RTE_ETH_QUEUE_STATE_STOPPED;
+	}
+	dev->data->dev_started = 0;
+	gv_link_refresh(dev);
+	return 0;
+}
+
+static int gv_dev_close(struct rte_eth_dev *dev)
+{
+	struct gv_hw *hw = hw_of(dev);
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return 0;
+	if (dev->data->dev_started)
+		gv_dev_stop(dev);
+	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
+		gv_rx_queue_release(dev, i);
+	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
+		gv_tx_queue_release(dev, i);
+	if (hw->ops)
+		hw->ops->close(hw);
+	hw->ops = NULL;
+	return 0;
+}
+
+static int gv_dev_reset(struct rte_eth_dev *dev)
+{
+	struct gv_hw *hw = hw_of(dev);
+
+	if (dev->data->dev_started)
+		gv_dev_stop(dev);
+	hw->negotiated = false;
+	return hw->ops->reset(hw);
+}
+
+static int gv_link_update(struct rte_eth_dev *dev, int wait)
+{
+	(void)wait;
+	return gv_link_refresh(dev);
+}
+
+int gv_link_refresh(struct rte_eth_dev *dev)
+{
+	struct gv_hw *hw = hw_of(dev);
+	struct rte_eth_link link = { 0 };
+
+	link.link_duplex = RTE_ETH_LINK_FULL_DUPLEX;
+	link.link_autoneg = RTE_ETH_LINK_FIXED;
+	link.link_speed = hw->speed ? hw->speed : RTE_ETH_SPEED_NUM_UNKNOWN;
+	link.link_status = dev->data->dev_started && hw->ops && hw->ops->link_up(hw)
+				   ? RTE_ETH_LINK_UP
+				   : RTE_ETH_LINK_DOWN;
+	return rte_eth_linkstatus_set(dev, &link);
+}
+
+static int gv_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
+{
+	struct gv_hw *hw = hw_of(dev);
+
+	if (mtu > hw->max_mtu) {
+		GV_LOG(ERR, "%s: MTU %u above the device's maximum %u", hw->name, mtu, hw->max_mtu);
+		return -EINVAL;
+	}
+	if (dev->data->dev_started) {
+		uint32_t frame = (uint32_t)mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN +
+				 RTE_VLAN_HLEN + hw->hdr_size;
+
+		if (hw->rx_path == GV_RX_SIMPLE && frame > rx_mbuf_room(dev)) {
+			GV_LOG(ERR, "%s: MTU %u does not fit the running rx path; stop the port first",
+			       hw->name, mtu);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+static int gv_mac_addr_set(struct rte_eth_dev *dev, struct rte_ether_addr *mac)
+{
+	struct gv_hw *hw = hw_of(dev);
+
+	rte_ether_addr_copy(mac, &hw->mac);
+	rte_ether_addr_copy(mac, &dev->data->mac_addrs[0]);
+	return 0;
+}
+
+static const struct eth_dev_ops gv_ops = {
+	.dev_configure = gv_dev_configure,
+	.dev_infos_get = gv_dev_infos_get,
+	.dev_start = gv_dev_start,
+	.dev_stop = gv_dev_stop,
+	.dev_close = gv_dev_close,
+	.dev_reset = gv_dev_reset,
+	.link_update = gv_link_update,
+	.rx_queue_setup = gv_rx_queue_setup,
+	.rx_queue_release = gv_rx_queue_release,
+	.tx_queue_setup = gv_tx_queue_setup,
+	.tx_queue_release = gv_tx_queue_release,
+	.mtu_set = gv_mtu_set,
+	.mac_addr_set = gv_mac_addr_set,
+	.stats_get = gv_stats_get,
+	.stats_reset = gv_stats_reset,
+	.xstats_get = gv_xstats_get,
+	.xstats_get_names = gv_xstats_get_names,
+	.xstats_reset = gv_stats_reset,
+};
+
+/* Common part of probing, after the transport found its device. */
+int gv_ethdev_init(struct rte_eth_dev *dev, struct gv_hw *hw)
+{
+	dev->dev_ops = &gv_ops;
+	dev->rx_pkt_burst = gv_rx_fn(hw, GV_RX_PATH_MAX);
+	dev->tx_pkt_burst = gv_tx_fn(hw, GV_TX_PATH_MAX);
+	hw->port_id = dev->data->port_id;
+	if (!hw->max_mtu)
+		hw->max_mtu = GV_MAX_RX_PKTLEN - RTE_ETHER_HDR_LEN - RTE_ETHER_CRC_LEN;
+	dev->data->mac_addrs = rte_zmalloc("gv_mac", RTE_ETHER_ADDR_LEN, 0);
+	if (!dev->data->mac_addrs)
+		return -ENOMEM;
+	rte_ether_addr_copy(&hw->mac, &dev->data->mac_addrs[0]);
+	dev->data->mtu = RTE_MIN((uint16_t)RTE_ETHER_MTU, hw->max_mtu);
+	return 0;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gv_path.c - the one place that chooses a port's RX and TX paths.
+ *
+ * Each direction has a table of paths in order of preference, each row
+ * saying what it needs (negotiated features), what it cannot do (offloads,
+ * frames larger than one mbuf) and which forced class (datapath=) it
+ * belongs to. The first row that fits wins. RX and TX are chosen
+ * independently: an RX offload or mergeable buffers never force the full
+ * TX path, and the reverse.
+ */
+#include <rte_ethdev.h>
+
+#include "gv_pmd.h"
+
+struct path_row {
+	int path;
+	const char *name;
+	uint64_t needs; /* feature bits that must be negotiated */
+	uint64_t refuses; /* feature bits that must not be */
+	uint64_t offloads; /* offloads the path supports */
+	bool one_mbuf; /* frames must fit one mbuf (RX) */
+	enum gv_force_path cls; /* the datapath= value that selects it */
+};
+
+/* TX offloads the simple paths leave to the app: none. */
+static const struct path_row rx_rows[] = {
+	{ GV_RX_MRG, "mergeable", GV_BIT(GV_NET_F_MRG_RXBUF), 0,
+	  RTE_ETH_RX_OFFLOAD_SCATTER, false, GV_FORCE_NONE },
+	{ GV_RX_SIMPLE, "simple", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
+	  RTE_ETH_RX_OFFLOAD_SCATTER, true, GV_FORCE_SIMPLE },
+	{ GV_RX_FULL, "full", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
+	  RTE_ETH_RX_OFFLOAD_SCATTER, false, GV_FORCE_FULL },
+};
+
+static const struct path_row tx_rows[] = {
+	{ GV_TX_INORDER, "inorder", GV_BIT(GV_F_IN_ORDER), 0, 0, false, GV_FORCE_INORDER },
+	{ GV_TX_SIMPLE, "simple", 0, 0, 0, false, GV_FORCE_SIMPLE },
+	{ GV_TX_FULL, "full", 0, 0, RTE_ETH_TX_OFFLOAD_MULTI_SEGS, false, GV_FORCE_FULL },
+};
+
+const char *gv_rx_path_name(enum gv_rx_path p)
+{
+	for (size_t i = 0; i < RTE_DIM(rx_rows); i++)
+		if (rx_rows[i].path == (int)p)
+			return rx_rows[i].name;
+	return "none";
+}
+
+const char *gv_tx_path_name(enum gv_tx_path p)
+{
+	for (size_t i = 0; i < RTE_DIM(tx_rows); i++)
+		if (tx_rows[i].path == (int)p)
+			return tx_rows[i].name;
+	return "none";
+}
+
+static bool row_fits(const struct path_row *r, uint64_t features, uint64_t offloads,
+		     bool fits_one_mbuf)
+{
+	return (features & r->needs) == r->needs && !(features & r->refuses) &&
+	       (offloads & ~r->offloads) == 0 && (!r->one_mbuf || fits_one_mbuf);
+}
+
+/*
+ * First row that fits. A forced class picks the first fitting row of that
+ * class; a row of class NONE (mergeable RX: the only RX path once
+ * MRG_RXBUF is negotiated) serves every class.
+ */
+static int pick(const struct path_row *rows, size_t n, uint64_t features, uint64_t offloads,
+		bool fits, enum gv_force_path force)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (force != GV_FORCE_NONE && rows[i].cls != force && rows[i].cls != GV_FORCE_NONE)
+			continue;
+		if (row_fits(&rows[i], features, offloads, fits))
+			return rows[i].path;
+	}
+	return -1;
+}
+
+int gv_path_select(struct gv_hw *hw, uint64_t rx_offloads, uint64_t tx_offloads,
+		   uint32_t max_rx_frame, uint32_t mbuf_room)
+{
+	bool fits = max_rx_frame <= mbuf_room;
+	int rx = pick(rx_rows, RTE_DIM(rx_rows), hw->features, rx_offloads, fits, hw->force_path);
+	int tx = pick(tx_rows, RTE_DIM(tx_rows), hw->features, tx_offloads, true, hw->force_path);
+
+	if (rx < 0 || tx < 0) {
+		GV_LOG(ERR, "%s: datapath forced to a path that cannot serve this configuration "
+		       "(rx %s, tx %s: offloads rx 0x%" PRIx64 " tx 0x%" PRIx64 ", frame %u, mbuf room %u%s)",
+		       hw->name, rx < 0 ? "impossible" : "ok", tx < 0 ? "impossible" : "ok",
+		       rx_offloads, tx_offloads, max_rx_frame, mbuf_room,
+		       gv_has(hw, GV_F_IN_ORDER) ? "" : ", IN_ORDER not negotiated");
+		return -ENOTSUP;
+	}
+	hw->rx_path = (enum gv_rx_path)rx;
+	hw->tx_path = (enum gv_tx_path)tx;
+	GV_LOG(INFO, "%s: rx path %s, tx path %s (%s ring)", hw->name, gv_rx_path_name(hw->rx_path),
+	       gv_tx_path_name(hw->tx_path), hw->layout == GV_LAYOUT_PACKED ? "packed" : "split");
+	return 0;
+}

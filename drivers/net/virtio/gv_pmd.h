@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gv_pmd.h - the PMD's shared state: the port (struct gv_hw), its RX and
+ * TX queues, per-queue counters, the path identifiers, and logging. The
+ * ring itself is the core's (common/ring); the device is reached through
+ * the transport ops (gv_transport.h).
+ */
+#ifndef GV_PMD_H
+#define GV_PMD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_memzone.h>
+
+#include "gv_features.h"
+#include "gv_transport.h"
+#include "gv_vq.h"
+
+extern int gv_logtype;
+#define GV_LOG(level, fmt, ...)                                                \
+	rte_log(RTE_LOG_##level, gv_logtype, "gvirtio: " fmt "\n", ##__VA_ARGS__)
+
+#define GV_BURST_MAX 64 /* packets handled per inner batch */
+#define GV_DEFAULT_QUEUE_SIZE 256
+#define GV_MAX_QUEUE_PAIRS 16
+#define GV_MAX_MRG_BUFS 64 /* num_buffers accepted for one packet */
+#define GV_MAX_TX_SEGS 64
+
+/* The RX and TX paths; chosen per port by gv_path_select(). */
+enum gv_rx_path {
+	GV_RX_SIMPLE, /* one buffer per packet, no offloads */
+	GV_RX_MRG, /* mergeable buffers: packets span num_buffers mbufs */
+	GV_RX_FULL, /* chains of mbufs per packet, offloads, no MRG_RXBUF */
+	GV_RX_PATH_MAX,
+};
+
+enum gv_tx_path {
+	GV_TX_SIMPLE, /* one descriptor per packet, header in headroom */
+	GV_TX_INORDER, /* simple, reclaiming in order without reading entries */
+	GV_TX_FULL, /* multi-segment, indirect, offloads */
+	GV_TX_PATH_MAX,
+};
+
+/* What a forced-path devarg asks for (datapath=). */
+enum gv_force_path {
+	GV_FORCE_NONE,
+	GV_FORCE_SIMPLE,
+	GV_FORCE_INORDER,
+	GV_FORCE_FULL,
+};
+
+const char *gv_rx_path_name(enum gv_rx_path p);
+const char *gv_tx_path_name(enum gv_tx_path p);
+
+#define GV_SIZE_BINS 8
+
+struct gv_qstats {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t errors;
+	uint64_t multicast;
+	uint64_t broadcast;
+	uint64_t size_bins[GV_SIZE_BINS]; /* <64,64,65-127,128-255,256-511,512-1023,1024-1518,>1518 */
+	uint64_t kicks;
+};
+
+/* The part common to RX and TX queues. */
+struct gv_queue {
+	struct gv_vq *vq; /* core state, rte_malloc'd */
+	const struct rte_memzone *mz; /* ring (+ indirect tables) */
+	struct gv_hw *hw;
+	uint16_t vq_idx; /* virtqueue index: RX 2i, TX 2i+1 */
+	uint16_t size;
+	uint16_t queue_id; /* ethdev queue id */
+	int kickfd; /* transport-owned notification fds, -1 if unused */
+	int callfd;
+	bool broken_logged;
+	struct gv_qstats st;
+};
+
+struct gv_rxq {
+	struct gv_queue q;
+	struct rte_mempool *mp;
+	uint16_t port_id;
+	uint16_t hdr_size;
+	uint16_t chain_len; /* GV_RX_FULL: mbufs per posted chain */
+	uint32_t addr_off; /* offset of buf_addr or buf_iova in the mbuf */
+	uint32_t refill_thresh;
+	uint64_t nombuf;
+	/* GV_RX_MRG: the packet being assembled across bursts. */
+	struct rte_mbuf *mrg_head, *mrg_tail;
+	uint16_t mrg_left;
+	/* GV_RX_FULL: mbufs a short packet left unused, reused at refill. */
+	uint16_t n_spare;
+	struct rte_mbuf *spare[GV_BURST_MAX * 4];
+};
+
+struct gv_txq {
+	struct gv_queue q;
+	uint16_t hdr_size;
+	uint32_t addr_off;
+	uint32_t free_thresh;
+	bool in_order; /* VIRTIO_F_IN_ORDER negotiated */
+	bool indirect; /* RING_INDIRECT_DESC negotiated */
+};
+
+/* The port. */
+struct gv_hw {
+	const struct gv_transport_ops *ops;
+	void *tp; /* transport private */
+	uint16_t port_id;
+	char name[64];
+
+	/* devargs / transport settings */
+	uint16_t req_queue_pairs; /* queues= (max the device is asked for) */
+	uint16_t queue_size; /* queue_size= */
+	bool want_packed, want_mrg, want_in_order;
+	enum gv_force_path force_path;
+	uint32_t speed; /* speed= in Mbps, 0: unknown */
+	bool use_va; /* descriptors carry virtual addresses (vhost-user) */
+
+	/* negotiated */
+	uint64_t host_features;
+	uint64_t features;
+	enum gv_layout layout;
+	enum gv_barrier barrier;
+	uint16_t hdr_size;
+	uint16_t max_queue_pairs;
+	uint16_t max_mtu;
+	struct rte_ether_addr mac;
+	bool negotiated;
+	bool started;
+
+	enum gv_rx_path rx_path;
+	enum gv_tx_path tx_path;
+};
+
+static inline bool gv_has(const struct gv_hw *hw, unsigned int bit)
+{
+	return (hw->features & GV_BIT(bit)) != 0;
+}
+
+/* gv_rxtx.c */
+uint16_t gv_rx_burst(void *rxq, struct rte_mbuf **pkts, uint16_t n);
+uint16_t gv_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n);
+typedef uint16_t (*gv_burst_fn)(void *q, struct rte_mbuf **pkts, uint16_t n);
+gv_burst_fn gv_rx_fn(const struct gv_hw *hw, enum gv_rx_path p);
+gv_burst_fn gv_tx_fn(const struct gv_hw *hw, enum gv_tx_path p);
+void gv_rxq_refill(struct gv_rxq *rxq);
+void gv_rxq_drain(struct gv_rxq *rxq);
+void gv_txq_drain(struct gv_txq *txq);
+
+/* gv_path.c */
+/*
+ * Choose hw->rx_path / hw->tx_path from the negotiated features, the
+ * offloads the app enabled, the largest frame to receive (header
+ * included) and the smallest RX mbuf data room. -ENOTSUP when a forced
+ * path (datapath=) cannot serve this configuration.
+ */
+int gv_path_select(struct gv_hw *hw, uint64_t rx_offloads, uint64_t tx_offloads,
+		   uint32_t max_rx_frame, uint32_t mbuf_room);
+
+/* gv_ethdev.c */
+struct rte_eth_dev;
+int gv_ethdev_init(struct rte_eth_dev *dev, struct gv_hw *hw);
+/* Re-read link state (backend present, device status) into ethdev. */
+int gv_link_refresh(struct rte_eth_dev *dev);
+
+#endif /* GV_PMD_H */

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gv_transport.h - the boundary between the PMD and a transport
+ * (vhost-user now, virtio-pci later). The RX/TX paths and ethdev ops only
+ * see this table; a transport implements it and nothing else changes.
+ *
+ * Order of calls for a start: reset -> get_features -> set_features ->
+ * setup_queue (each queue) -> start (DRIVER_OK). For a stop: stop ->
+ * (queues released or set up again).
+ */
+#ifndef GV_TRANSPORT_H
+#define GV_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gv_vq.h"
+
+struct gv_hw;
+struct gv_queue;
+
+struct gv_transport_ops {
+	const char *name;
+	/* Features the device offers (transport bits included). */
+	int (*get_features)(struct gv_hw *hw, uint64_t *features);
+	/* Tell the device what the driver accepted (FEATURES_OK). */
+	int (*set_features)(struct gv_hw *hw, uint64_t features);
+	/* Device reset: all queues stop; the device forgets them. */
+	int (*reset)(struct gv_hw *hw);
+	/* Read device config space (virtio-net layout, gv_features.h). */
+	int (*read_config)(struct gv_hw *hw, uint32_t off, void *dst, uint32_t len);
+	/* Largest ring the device accepts for queue `qidx`. */
+	uint16_t (*queue_max)(struct gv_hw *hw, uint16_t qidx);
+	/* Hand a queue's ring addresses to the device. */
+	int (*setup_queue)(struct gv_hw *hw, struct gv_queue *q);
+	/* Start the device with the set-up queues (DRIVER_OK). */
+	int (*start)(struct gv_hw *hw);
+	/* Stop every queue (rings may be re-initialised afterwards). */
+	void (*stop)(struct gv_hw *hw);
+	/* Available-buffer notification. Hot path: once per burst at most. */
+	void (*notify)(struct gv_hw *hw, struct gv_queue *q);
+	/* Is the device (backend) there and its link up? */
+	bool (*link_up)(struct gv_hw *hw);
+	/* Free transport state (port close). */
+	void (*close)(struct gv_hw *hw);
+};
+
+#endif /* GV_TRANSPORT_H */

@@ -1,0 +1,626 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gv_user.c - the net_gvirtio_user vdev: devargs, probe/remove, and the
+ * vhost-user transport ops (gv_transport.h) on top of the protocol layer
+ * in gv_vhost_user.c. The "device" here is a vhost-user back-end; the
+ * config space (MAC, link status) is emulated on this side, as the
+ * back-end has none.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <bus_vdev_driver.h>
+#include <ethdev_driver.h>
+#include <ethdev_vdev.h>
+#include <rte_kvargs.h>
+#include <rte_malloc.h>
+#include <rte_memory.h>
+
+#include "gv_pmd.h"
+#include "gv_vhost_user.h"
+
+#define GV_USER_MAX_VQ (2 * GV_MAX_QUEUE_PAIRS)
+#define GV_USER_QUEUE_MAX 32768
+#define GV_SERVER_WAIT_MS 30000
+
+struct gv_user {
+	char path[PATH_MAX];
+	bool server;
+	struct gv_vhu *conn;
+	struct gv_vhu_listener *lis;
+	uint64_t backend_features;
+	bool running; /* rings handed to the back-end */
+	bool mem_cb;
+	char cb_name[64];
+	struct gv_queue *vq[GV_USER_MAX_VQ];
+	int kickfd[GV_USER_MAX_VQ];
+	int callfd[GV_USER_MAX_VQ];
+};
+
+/* Features this side emulates: the config space is ours. */
+#define GV_USER_EMULATED (GV_BIT(GV_NET_F_MAC) | GV_BIT(GV_NET_F_STATUS))
+#define GV_USER_PROTOCOL                                                       \
+	(GV_BIT(GV_VHU_PROTOCOL_F_MQ) | GV_BIT(GV_VHU_PROTOCOL_F_REPLY_ACK) |   \
+	 GV_BIT(GV_VHU_PROTOCOL_F_STATUS))
+
+static struct gv_user *tp_of(struct gv_hw *hw)
+{
+	return hw->tp;
+}
+
+static void drop_conn(struct gv_hw *hw)
+{
+	struct gv_user *u = tp_of(hw);
+
+	if (u->conn) {
+		GV_LOG(NOTICE, "%s: vhost-user back-end on %s gone", hw->name, u->path);
+		gv_vhu_close(u->conn);
+	}
+	u->conn = NULL;
+	u->running = false;
+}
+
+/* GET_FEATURES, protocol features, SET_OWNER on a fresh connection. */
+static int handshake(struct gv_hw *hw)
+{
+	struct gv_user *u = tp_of(hw);
+	uint64_t pf = 0, nq = 0;
+	int ret;
+
+	ret = gv_vhu_get_features(u->conn, &u->backend_features);
+	if (ret == 0 && (u->backend_features & GV_BIT(GV_VHU_F_PROTOCOL_FEATURES))) {
+		ret = gv_vhu_get_protocol_features(u->conn, &pf);
+		if (ret == 0)
+			ret = gv_vhu_set_protocol_features(u->conn, pf & GV_USER_PROTOCOL);
+	}
+	if (ret == 0)
+		ret = gv_vhu_set_owner(u->conn);
+	if (ret == 0 && (gv_vhu_protocol_features(u->conn) & GV_BIT(GV_VHU_PROTOCOL_F_MQ))) {
+		ret = gv_vhu_get_queue_num(u->conn, &nq);
+		if (ret == 0 && nq < hw->max_queue_pairs) {
+			GV_LOG(NOTICE, "%s: back-end offers %" PRIu64 " queue pairs", hw->name, nq);
+			hw->max_queue_pairs = nq ? (uint16_t)nq : 1;
+		}
+	} else if (ret == 0 && hw->max_queue_pairs > 1) {
+		GV_LOG(NOTICE, "%s: back-end has no multi-queue: 1 queue pair", hw->name);
+		hw->max_queue_pairs = 1;
+	}
+	if (ret) {
+		GV_LOG(ERR, "%s: vhost-user handshake on %s failed: %s", hw->name, u->path,
+		       gv_vhu_last_error(u->conn));
+		drop_conn(hw);
+	}
+	return ret;
+}
+
+/* Connect (client) or accept (server; wait_ms 0: only if one is waiting). */
+static int ensure_conn(struct gv_hw *hw, int wait_ms)
+{
+	struct gv_user *u = tp_of(hw);
+	int ret;
+
+	if (u->conn && !gv_vhu_dead(u->conn))
+		return 0;
+	if (u->conn)
+		drop_conn(hw);
+	if (u->server)
+		ret = gv_vhu_accept(u->lis, wait_ms, 0, &u->conn);
+	else
+		ret = gv_vhu_connect(u->path, 0, &u->conn);
+	if (ret) {
+		u->conn = NULL;
+		return ret == -EAGAIN ? -ENOTCONN : ret;
+	}
+	GV_LOG(INFO, "%s: vhost-user back-end connected on %s", hw->name, u->path);
+	return handshake(hw);
+}
+
+static int user_get_features(struct gv_hw *hw, uint64_t *features)
+{
+	int ret = ensure_conn(hw, 0);
+
+	if (ret)
+		return ret;
+	*features = (tp_of(hw)->backend_features & ~GV_BIT(GV_VHU_F_PROTOCOL_FEATURES) &
+		     ~GV_BIT(26) /* VHOST_F_LOG_ALL: ours to ask, not the driver's */) |
+		    GV_USER_EMULATED;
+	return 0;
+}
+
+static int user_set_features(struct gv_hw *hw, uint64_t features)
+{
+	struct gv_user *u = tp_of(hw);
+	uint64_t f = features & u->backend_features;
+
+	if (!u->conn)
+		return -ENOTCONN;
+	f |= u->backend_features & GV_BIT(GV_VHU_F_PROTOCOL_FEATURES);
+	return gv_vhu_set_features(u->conn, f);
+}
+
+/* Stop every ring the back-end runs (it answers with where it stopped). */
+static void user_stop(struct gv_hw *hw)
+{
+	struct gv_user *u = tp_of(hw);
+
+	if (u->conn && u->running) {
+		for (uint16_t i = 0; i < GV_USER_MAX_VQ; i++) {
+			uint32_t base;
+
+			if (!u->vq[i])
+				continue;
+			if (u->backend_features & GV_BIT(GV_VHU_F_PROTOCOL_FEATURES))
+				gv_vhu_set_vring_enable(u->conn, i, false);
+			if (gv_vhu_get_vring_base(u->conn, i, &base) == -ENOTCONN)
+				break;
+		}
+		if (gv_vhu_dead(u->conn))
+			drop_conn(hw);
+	}
+	u->running = false;
+	memset(u->vq, 0, sizeof(u->vq));
+}
+
+static int user_reset(struct gv_hw *hw)
+{
+	user_stop(hw);
+	return 0;
+}
+
+static int user_read_config(struct gv_hw *hw, uint32_t off, void *dst, uint32_t len)
+{
+	if (off == GV_NET_CFG_MAC && len == RTE_ETHER_ADDR_LEN) {
+		memcpy(dst, &hw->mac, len);
+		return 0;
+	}
+	if (off == GV_NET_CFG_STATUS && len == 2) {
+		uint16_t st = hw->ops->link_up(hw) ? GV_NET_S_LINK_UP : 0;
+
+		memcpy(dst, &st, 2);
+		return 0;
+	}
+	return -ENOTSUP;
+}
+
+static uint16_t user_queue_max(struct gv_hw *hw, uint16_t qidx)
+{
+	(void)hw;
+	(void)qidx;
+	return GV_USER_QUEUE_MAX;
+}
+
+static int new_eventfd(int *fd)
+{
+	if (*fd >= 0)
+		return 0;
+	*fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	return *fd < 0 ? -errno : 0;
+}
+
+static int user_setup_queue(struct gv_hw *hw, struct gv_queue *q)
+{
+	struct gv_user *u = tp_of(hw);
+	int ret;
+
+	if (q->vq_idx >= GV_USER_MAX_VQ)
+		return -EINVAL;
+	ret = new_eventfd(&u->kickfd[q->vq_idx]);
+	if (ret == 0)
+		ret = new_eventfd(&u->callfd[q->vq_idx]);
+	if (ret)
+		return ret;
+	q->kickfd = u->kickfd[q->vq_idx];
+	q->callfd = u->callfd[q->vq_idx];
+	u->vq[q->vq_idx] = q;
+	return 0;
+}
+
+static int start_ring(struct gv_user *u, struct gv_queue *q, enum gv_layout layout)
+{
+	struct gv_ring_addrs a;
+	struct gv_vhu_vring_addr va = { 0 };
+	uint32_t idx = q->vq_idx;
+	/* Packed: bit 15 carries the wrap counter, which starts at 1. */
+	uint32_t base = layout == GV_LAYOUT_PACKED ? (1u << 15) : 0;
+	int ret;
+
+	gv_vq_addrs(q->vq, &a);
+	va.index = idx;
+	va.desc = a.desc;
+	va.avail = a.driver;
+	va.used = a.device;
+	ret = gv_vhu_set_vring_call(u->conn, idx, q->callfd);
+	if (ret == 0)
+		ret = gv_vhu_set_vring_num(u->conn, idx, q->size);
+	if (ret == 0)
+		ret = gv_vhu_set_vring_base(u->conn, idx, base);
+	if (ret == 0)
+		ret = gv_vhu_set_vring_addr(u->conn, &va);
+	if (ret == 0)
+		ret = gv_vhu_set_vring_kick(u->conn, idx, q->kickfd);
+	return ret;
+}
+
+static int user_start(struct gv_hw *hw)
+{
+	struct gv_user *u = tp_of(hw);
+	int ret;
+
+	if (!u->conn) {
+		/* The back-end left and may be back: same features or nothing. */
+		ret = ensure_conn(hw, 0);
+		if (ret == 0 && (hw->features & ~(u->backend_features | GV_USER_EMULATED)))
+			ret = -ENOTSUP;
+		if (ret == 0)
+			ret = user_set_features(hw, hw->features);
+		if (ret) {
+			GV_LOG(ERR, "%s: no usable vhost-user back-end on %s: %s", hw->name,
+			       u->path, strerror(-ret));
+			return ret;
+		}
+	}
+	ret = gv_vhu_update_mem_table(u->conn, false);
+	for (uint16_t i = 0; ret == 0 && i < GV_USER_MAX_VQ; i++)
+		if (u->vq[i])
+			ret = start_ring(u, u->vq[i], hw->layout);
+	if (ret == 0 && (u->backend_features & GV_BIT(GV_VHU_F_PROTOCOL_FEATURES)))
+		for (uint16_t i = 0; ret == 0 && i < GV_USER_MAX_VQ; i++)
+			if (u->vq[i])
+				ret = gv_vhu_set_vring_enable(u->conn, i, true);
+	if (ret == 0 && (gv_vhu_protocol_features(u->conn) & GV_BIT(GV_VHU_PROTOCOL_F_STATUS)))
+		ret = gv_vhu_set_status(u->conn, GV_STATUS_ACKNOWLEDGE | GV_STATUS_DRIVER |
+							 GV_STATUS_FEATURES_OK | GV_STATUS_DRIVER_OK);
+	if (ret) {
+		GV_LOG(ERR, "%s: starting the vhost-user rings failed: %s", hw->name,
+		       gv_vhu_last_error(u->conn));
+		if (gv_vhu_dead(u->conn))
+			drop_conn(hw);
+		return ret;
+	}
+	u->running = true;
+	return 0;
+}
+
+static void user_notify(struct gv_hw *hw, struct gv_queue *q)
+{
+	uint64_t one = 1;
+
+	(void)hw;
+	if (write(q->kickfd, &one, sizeof(one)) < 0) {
+		/* EAGAIN: the counter is saturated, the back-end will look. */
+	}
+}
+
+static bool user_link_up(struct gv_hw *hw)
+{
+	struct gv_user *u = tp_of(hw);
+	struct pollfd p;
+
+	if (!u->conn || gv_vhu_dead(u->conn))
+		return false;
+	p.fd = gv_vhu_fd(u->conn);
+	p.events = POLLRDHUP;
+	p.revents = 0;
+	if (poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+		drop_conn(hw);
+		return false;
+	}
+	return u->running;
+}
+
+/* EAL memory grew: the back-end must map it before we post buffers in it. */
+static void mem_event(enum rte_mem_event type, const void *addr, size_t len, void *arg)
+{
+	struct gv_hw *hw = arg;
+	struct gv_user *u = tp_of(hw);
+
+	(void)addr;
+	(void)len;
+	if (type != RTE_MEM_EVENT_ALLOC || !u->conn || !u->running)
+		return;
+	if (gv_vhu_update_mem_table(u->conn, true))
+		GV_LOG(ERR, "%s: could not send the grown memory table: %s", hw->name,
+		       gv_vhu_last_error(u->conn));
+}
+
+static void user_close(struct gv_hw *hw)
+{
+	struct gv_user *u = tp_of(hw);
+
+	if (!u)
+		return;
+	user_stop(hw);
+	if (u->mem_cb)
+		rte_mem_event_callback_unregister(u->cb_name, hw);
+	if (u->conn)
+		gv_vhu_close(u->conn);
+	if (u->lis)
+		gv_vhu_listener_close(u->lis);
+	for (int i = 0; i < GV_USER_MAX_VQ; i++) {
+		if (u->kickfd[i] >= 0)
+			close(u->kickfd[i]);
+		if (u->callfd[i] >= 0)
+			close(u->callfd[i]);
+	}
+	rte_free(u);
+	hw->tp = NULL;
+}
+
+static const struct gv_transport_ops user_ops = {
+	.name = "vhost-user",
+	.get_features = user_get_features,
+	.set_features = user_set_features,
+	.reset = user_reset,
+	.read_config = user_read_config,
+	.queue_max = user_queue_max,
+	.setup_queue = user_setup_queue,
+	.start = user_start,
+	.stop = user_stop,
+	.notify = user_notify,
+	.link_up = user_link_up,
+	.close = user_close,
+};
+
+/* ------------------------------------------------------------ devargs -- */
+
+#define KEY_PATH "path"
+#define KEY_SERVER "server"
+#define KEY_QUEUES "queues"
+#define KEY_QSIZE "queue_size"
+#define KEY_MAC "mac"
+#define KEY_PACKED "packed_vq"
+#define KEY_MRG "mrg_rxbuf"
+#define KEY_INORDER "in_order"
+#define KEY_PATHSEL "datapath"
+#define KEY_SPEED "speed"
+
+static const char *const valid_keys[] = {
+	KEY_PATH, KEY_SERVER, KEY_QUEUES, KEY_QSIZE,	KEY_MAC,
+	KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_PATHSEL, KEY_SPEED, NULL,
+};
+
+struct user_args {
+	char path[PATH_MAX];
+	bool have_path;
+	bool server, packed, mrg, in_order;
+	uint32_t queues, queue_size, speed;
+	bool have_mac;
+	struct rte_ether_addr mac;
+	enum gv_force_path force;
+};
+
+static int parse_uint(const char *key, const char *v, uint32_t min, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(v, &end, 0);
+	if (errno || end == v || *end || v[0] == '-' || n < min || n > max) {
+		GV_LOG(ERR, "devarg %s=%s: expected a number from %u to %u", key, v, min, max);
+		return -EINVAL;
+	}
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static int parse_bool(const char *key, const char *v, bool *out)
+{
+	if (strcmp(v, "0") && strcmp(v, "1")) {
+		GV_LOG(ERR, "devarg %s=%s: expected 0 or 1", key, v);
+		return -EINVAL;
+	}
+	*out = v[0] == '1';
+	return 0;
+}
+
+static int parse_one(const char *key, const char *v, void *opaque)
+{
+	struct user_args *a = opaque;
+	uint32_t n;
+
+	if (!v) {
+		GV_LOG(ERR, "devarg %s: needs a value", key);
+		return -EINVAL;
+	}
+	if (!strcmp(key, KEY_PATH)) {
+		if (!*v || strlen(v) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+			GV_LOG(ERR, "devarg path=%s: expected a unix socket path of 1 to %zu bytes",
+			       v, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+			return -EINVAL;
+		}
+		snprintf(a->path, sizeof(a->path), "%s", v);
+		a->have_path = true;
+		return 0;
+	}
+	if (!strcmp(key, KEY_SERVER))
+		return parse_bool(key, v, &a->server);
+	if (!strcmp(key, KEY_PACKED))
+		return parse_bool(key, v, &a->packed);
+	if (!strcmp(key, KEY_MRG))
+		return parse_bool(key, v, &a->mrg);
+	if (!strcmp(key, KEY_INORDER))
+		return parse_bool(key, v, &a->in_order);
+	if (!strcmp(key, KEY_QUEUES))
+		return parse_uint(key, v, 1, GV_MAX_QUEUE_PAIRS, &a->queues);
+	if (!strcmp(key, KEY_QSIZE))
+		return parse_uint(key, v, 2, GV_USER_QUEUE_MAX, &a->queue_size);
+	if (!strcmp(key, KEY_SPEED)) {
+		if (parse_uint(key, v, 0, UINT32_MAX, &n))
+			return -EINVAL;
+		a->speed = n;
+		return 0;
+	}
+	if (!strcmp(key, KEY_MAC)) {
+		if (rte_ether_unformat_addr(v, &a->mac) || rte_is_multicast_ether_addr(&a->mac)) {
+			GV_LOG(ERR, "devarg mac=%s: expected a unicast address xx:xx:xx:xx:xx:xx", v);
+			return -EINVAL;
+		}
+		a->have_mac = true;
+		return 0;
+	}
+	if (!strcmp(key, KEY_PATHSEL)) {
+		static const char *const names[] = { [GV_FORCE_SIMPLE] = "simple",
+						     [GV_FORCE_INORDER] = "inorder",
+						     [GV_FORCE_FULL] = "full" };
+
+		for (unsigned int i = GV_FORCE_SIMPLE; i <= GV_FORCE_FULL; i++) {
+			if (!strcmp(v, names[i])) {
+				a->force = (enum gv_force_path)i;
+				return 0;
+			}
+		}
+		GV_LOG(ERR, "devarg datapath=%s: expected simple, inorder or full", v);
+		return -EINVAL;
+	}
+	return -EINVAL;
+}
+
+static int parse_args(const char *name, const char *args, struct user_args *a)
+{
+	struct rte_kvargs *kv;
+	int ret = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->queues = 1;
+	a->queue_size = GV_DEFAULT_QUEUE_SIZE;
+	a->mrg = true;
+	a->in_order = true;
+	kv = rte_kvargs_parse(args ? args : "", NULL);
+	if (!kv) {
+		GV_LOG(ERR, "%s: cannot parse devargs \"%s\": expected key=value,...", name, args);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < kv->count && ret == 0; i++) {
+		const char *key = kv->pairs[i].key;
+		bool known = false;
+
+		for (unsigned int k = 0; valid_keys[k]; k++)
+			known |= !strcmp(key, valid_keys[k]);
+		if (!known) {
+			GV_LOG(ERR, "%s: unknown devarg \"%s\"; valid: path, server, queues, "
+			       "queue_size, mac, packed_vq, mrg_rxbuf, in_order, datapath, speed",
+			       name, key);
+			ret = -EINVAL;
+			break;
+		}
+		ret = parse_one(key, kv->pairs[i].value, a);
+	}
+	rte_kvargs_free(kv);
+	if (ret == 0 && !a->have_path) {
+		GV_LOG(ERR, "%s: devarg path=<unix socket> is required", name);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+/* -------------------------------------------------------- probe/remove -- */
+
+static int user_probe(struct rte_vdev_device *vdev)
+{
+	const char *name = rte_vdev_device_name(vdev);
+	struct rte_eth_dev *dev;
+	struct user_args a;
+	struct gv_user *u;
+	struct gv_hw *hw;
+	int ret;
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		GV_LOG(ERR, "%s: secondary processes are not supported", name);
+		return -ENOTSUP;
+	}
+	ret = parse_args(name, rte_vdev_device_args(vdev), &a);
+	if (ret)
+		return ret;
+	dev = rte_eth_vdev_allocate(vdev, sizeof(struct gv_hw));
+	if (!dev)
+		return -ENOMEM;
+	hw = dev->data->dev_private;
+	u = rte_zmalloc("gv_user", sizeof(*u), 0);
+	if (!u) {
+		rte_eth_dev_release_port(dev);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < GV_USER_MAX_VQ; i++)
+		u->kickfd[i] = u->callfd[i] = -1;
+	snprintf(u->path, sizeof(u->path), "%s", a.path);
+	u->server = a.server;
+	hw->tp = u;
+	hw->ops = &user_ops;
+	snprintf(hw->name, sizeof(hw->name), "%s", name);
+	hw->req_queue_pairs = hw->max_queue_pairs = (uint16_t)a.queues;
+	hw->queue_size = (uint16_t)a.queue_size;
+	hw->want_packed = a.packed;
+	hw->want_mrg = a.mrg;
+	hw->want_in_order = a.in_order;
+	hw->force_path = a.force;
+	hw->speed = a.speed;
+	hw->use_va = true;
+	if (a.have_mac)
+		hw->mac = a.mac;
+	else
+		rte_eth_random_addr(hw->mac.addr_bytes);
+
+	if (u->server) {
+		ret = gv_vhu_listen(u->path, &u->lis);
+		if (ret == 0) {
+			GV_LOG(NOTICE, "%s: waiting for a vhost-user back-end on %s", name, u->path);
+			ret = ensure_conn(hw, GV_SERVER_WAIT_MS);
+		}
+	} else {
+		ret = ensure_conn(hw, 0);
+	}
+	if (ret) {
+		GV_LOG(ERR, "%s: no vhost-user back-end on %s (%s mode): %s", name, u->path,
+		       u->server ? "server" : "client", strerror(-ret));
+		goto fail;
+	}
+	snprintf(u->cb_name, sizeof(u->cb_name), "gv_user_%s", name);
+	if (rte_mem_event_callback_register(u->cb_name, mem_event, hw) == 0)
+		u->mem_cb = true;
+	ret = gv_ethdev_init(dev, hw);
+	if (ret)
+		goto fail;
+	rte_eth_dev_probing_finish(dev);
+	GV_LOG(INFO, "%s: port %u on %s, %u queue pair(s)", name, dev->data->port_id, u->path,
+	       hw->max_queue_pairs);
+	return 0;
+fail:
+	user_close(hw);
+	hw->ops = NULL;
+	rte_eth_dev_release_port(dev);
+	return ret;
+}
+
+static int user_remove(struct rte_vdev_device *vdev)
+{
+	struct rte_eth_dev *dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
+
+	if (!dev)
+		return 0;
+	return rte_eth_dev_close(dev->data->port_id);
+}
+
+static struct rte_vdev_driver gv_user_driver = {
+	.probe = user_probe,
+	.remove = user_remove,
+};
+
+RTE_PMD_REGISTER_VDEV(net_gvirtio_user, gv_user_driver);
+RTE_PMD_REGISTER_PARAM_STRING(net_gvirtio_user,
+			      "path=<unix socket> "
+			      "server=<0|1> "
+			      "queues=<1-16> "
+			      "queue_size=<2-32768> "
+			      "mac=<xx:xx:xx:xx:xx:xx> "
+			      "packed_vq=<0|1> "
+			      "mrg_rxbuf=<0|1> "
+			      "in_order=<0|1> "
+			      "datapath=<simple|inorder|full> "
+			      "speed=<Mbps>");
