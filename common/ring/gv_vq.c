@@ -13,6 +13,8 @@ static bool num_ok(enum gv_layout layout, uint32_t num)
 {
 	if (num == 0 || num > GV_RING_MAX_NUM)
 		return false;
+	if (layout != GV_LAYOUT_SPLIT && layout != GV_LAYOUT_PACKED)
+		return false;
 	return layout == GV_LAYOUT_PACKED || (num & (num - 1)) == 0;
 }
 
@@ -215,7 +217,7 @@ void *gv_vq_detach(struct gv_vq *vq)
 		if (vq->layout == GV_LAYOUT_PACKED)
 			packed_free_id(vq, id);
 		else
-			split_free_chain(vq, id);
+			split_free_chain(vq, id, false);
 		return cookie;
 	}
 	return NULL;

@@ -36,6 +36,7 @@ struct gv_vq_split {
 	uint16_t kick_idx; /* avail idx at the last notification decision */
 	uint16_t last_used; /* next used entry to consume */
 	uint16_t free_head; /* private free descriptor list */
+	uint16_t free_tail; /* IN_ORDER: freed chains go to the tail */
 };
 
 struct gv_vq_packed {

@@ -42,8 +42,10 @@ static inline void split_init(struct gv_vq *vq)
 	vq->s.used = (struct gv_split_used *)(base + used_off);
 	vq->s.avail_idx = vq->s.pub_idx = vq->s.kick_idx = vq->s.last_used = 0;
 	vq->s.free_head = 0;
+	vq->s.free_tail = (uint16_t)(vq->num - 1);
+	/* A circle in ring order: IN_ORDER chains link x to x + 1, 0 after the last. */
 	for (uint32_t i = 0; i < vq->num; i++)
-		vq->next[i] = (uint16_t)(i + 1);
+		vq->next[i] = (uint16_t)((i + 1) & vq->mask);
 }
 
 static inline void split_addrs(const struct gv_vq *vq, struct gv_ring_addrs *a)
@@ -53,13 +55,26 @@ static inline void split_addrs(const struct gv_vq *vq, struct gv_ring_addrs *a)
 	a->device = vq->ring_iova + (uint64_t)((uint8_t *)vq->s.used - (uint8_t *)vq->ring);
 }
 
-/* Give a returned chain's descriptors back to the private free list. */
-GV_INLINE void split_free_chain(struct gv_vq *vq, uint16_t head)
+/*
+ * Give a returned chain's descriptors back to the private free list: at
+ * the head (most recently used first, for cache warmth), or with IN_ORDER
+ * at the tail, so descriptors keep being used in ring order as the spec
+ * asks of an IN_ORDER driver (virtio 1.2, 2.7.9).
+ */
+GV_INLINE void split_free_chain(struct gv_vq *vq, uint16_t head, const bool in_order)
 {
 	struct gv_slot *s = &vq->slot[head];
 
-	vq->next[s->last] = vq->s.free_head;
-	vq->s.free_head = head;
+	if (!in_order) {
+		vq->next[s->last] = vq->s.free_head;
+		vq->s.free_head = head;
+	} else if (vq->num_free == 0) {
+		vq->s.free_head = head;
+		vq->s.free_tail = s->last;
+	} else {
+		vq->next[vq->s.free_tail] = head;
+		vq->s.free_tail = s->last;
+	}
 	vq->num_free += s->ndesc;
 	s->ndesc = 0;
 	vq->inflight--;
@@ -227,7 +242,7 @@ GV_INLINE uint32_t split_get_used_t(struct gv_vq *vq, void **cookies, uint32_t *
 		cookies[k] = s->cookie;
 		if (lens)
 			lens[k] = len;
-		split_free_chain(vq, (uint16_t)id);
+		split_free_chain(vq, (uint16_t)id, in_order);
 		vq->s.last_used++;
 	}
 	return k;
@@ -253,7 +268,7 @@ GV_INLINE uint32_t split_reclaim_in_order(struct gv_vq *vq, void **cookies, uint
 		uint16_t head = vq->order[(uint16_t)(vq->s.last_used + k) & vq->mask];
 
 		cookies[k] = vq->slot[head].cookie;
-		split_free_chain(vq, head);
+		split_free_chain(vq, head, true);
 	}
 	vq->s.last_used = (uint16_t)(vq->s.last_used + n);
 	return n;

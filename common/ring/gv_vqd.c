@@ -51,6 +51,34 @@ struct gv_vqd {
 		return -EIO;                                                   \
 	} while (0)
 
+/*
+ * Event suppression fields the device writes in guest memory: logged at
+ * once, since no publish need follow.
+ */
+static void split_set_avail_event(struct gv_vqd *d, uint16_t v)
+{
+	gv_store16(&d->s.used->ring[d->num], v);
+	gv_log_mark_now(&d->log, d->addrs.device + 4 + 8ull * d->num, 2);
+}
+
+static void split_set_used_flags(struct gv_vqd *d, uint16_t v)
+{
+	gv_store16(&d->s.used->flags, v);
+	gv_log_mark_now(&d->log, d->addrs.device, 2);
+}
+
+static void packed_set_dev_event(struct gv_vqd *d, bool set_off, uint16_t off_wrap,
+				 uint16_t flags)
+{
+	if (set_off) {
+		gv_store16(&d->p.dev->off_wrap, off_wrap);
+		/* The offset before the flags that make the driver read it. */
+		gv_wmb(d->barrier);
+	}
+	gv_store16(&d->p.dev->flags, flags);
+	gv_log_mark_now(&d->log, d->addrs.device, sizeof(struct gv_packed_event));
+}
+
 static inline int packed_is_avail(uint16_t f, uint8_t wrap)
 {
 	return !!(f & GV_DESC_F_AVAIL) == wrap && !!(f & GV_DESC_F_USED) != wrap;
@@ -182,7 +210,7 @@ static int split_take(struct gv_vqd *d, struct gv_chain *c)
 		if (!(d->features & GV_VQ_F_EVENT_IDX) || !d->kick_enabled)
 			return 0;
 		/* Going idle: ask for a kick at our position, then look again. */
-		gv_store16(&d->s.used->ring[d->num], d->s.last_avail);
+		split_set_avail_event(d, d->s.last_avail);
 		gv_mb(d->barrier);
 		avail = gv_load16(&d->s.avail->idx);
 		if (avail == d->s.last_avail)
@@ -241,7 +269,7 @@ static int packed_take(struct gv_vqd *d, struct gv_chain *c)
 	if (!packed_is_avail(gv_load16(&d->p.desc[pos].flags), wrap)) {
 		if (!(d->features & GV_VQ_F_EVENT_IDX) || !d->kick_enabled)
 			return 0;
-		gv_store16(&d->p.dev->off_wrap, (uint16_t)(pos | (wrap << 15)));
+		packed_set_dev_event(d, true, (uint16_t)(pos | (wrap << 15)), GV_EVENT_F_DESC);
 		gv_mb(d->barrier);
 		if (!packed_is_avail(gv_load16(&d->p.desc[pos].flags), wrap))
 			return 0;
@@ -386,11 +414,11 @@ void gv_vqd_push_in_order_batch(struct gv_vqd *d, uint16_t last_id, uint32_t las
 
 void gv_vqd_publish(struct gv_vqd *d)
 {
+	/* Data and used entries logged before the index/flags publish them. */
+	gv_log_flush(&d->log);
 	if (d->layout == GV_LAYOUT_SPLIT) {
 		if (d->s.used_idx == d->s.pub_used)
 			return;
-		/* Data and used entries logged before the index publishes them. */
-		gv_log_flush(&d->log);
 		gv_wmb(d->barrier);
 		gv_store16(&d->s.used->idx, d->s.used_idx);
 		d->s.pub_used = d->s.used_idx;
@@ -400,7 +428,6 @@ void gv_vqd_publish(struct gv_vqd *d)
 	}
 	if (!d->p.have_staged)
 		return;
-	gv_log_flush(&d->log);
 	gv_wmb(d->barrier);
 	gv_store16(&d->p.desc[d->p.staged_pos].flags, d->p.staged_flags);
 	d->p.have_staged = 0;
@@ -451,21 +478,18 @@ void gv_vqd_enable_kick(struct gv_vqd *d, bool enable)
 	if (d->layout == GV_LAYOUT_SPLIT) {
 		if (d->features & GV_VQ_F_EVENT_IDX)
 			/* Disabled: an event half the index space away. */
-			gv_store16(&d->s.used->ring[d->num],
-				   (uint16_t)(d->s.last_avail + (enable ? 0 : 0x8000u)));
+			split_set_avail_event(d, (uint16_t)(d->s.last_avail + (enable ? 0 : 0x8000u)));
 		else
-			gv_store16(&d->s.used->flags, enable ? 0 : GV_USED_F_NO_NOTIFY);
+			split_set_used_flags(d, enable ? 0 : GV_USED_F_NO_NOTIFY);
 		return;
 	}
-	if (!enable) {
-		gv_store16(&d->p.dev->flags, GV_EVENT_F_DISABLE);
-	} else if (d->features & GV_VQ_F_EVENT_IDX) {
-		gv_store16(&d->p.dev->off_wrap, (uint16_t)(d->p.avail_idx | (d->p.avail_wrap << 15)));
-		gv_wmb(d->barrier);
-		gv_store16(&d->p.dev->flags, GV_EVENT_F_DESC);
-	} else {
-		gv_store16(&d->p.dev->flags, GV_EVENT_F_ENABLE);
-	}
+	if (!enable)
+		packed_set_dev_event(d, false, 0, GV_EVENT_F_DISABLE);
+	else if (d->features & GV_VQ_F_EVENT_IDX)
+		packed_set_dev_event(d, true, (uint16_t)(d->p.avail_idx | (d->p.avail_wrap << 15)),
+				     GV_EVENT_F_DESC);
+	else
+		packed_set_dev_event(d, false, 0, GV_EVENT_F_ENABLE);
 }
 
 /* Copy between `buf` and the chain's segments of one direction. */
