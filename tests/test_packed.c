@@ -10,10 +10,12 @@
  *                  wrap; nothing visible before flush
  *   wrap           every power-of-two size 2..32768 and odd sizes, >= 70000
  *                  buffers, wrap counters flipping many times
- *   generic cases  chains, errors, indirect, random out-of-order model,
- *                  in-order, avail_count, detach/reset (gv_test_cases.h)
+ *   generic cases  chains, errors, burst, indirect, random out-of-order model,
+ *                  in-order, avail_count, detach/reset (gv_test_cases.h,
+ *                  gv_test_model.h)
  */
 #include "gv_test_cases.h"
+#include "gv_test_model.h"
 
 static void t_sizes(void **state)
 {
@@ -229,6 +231,7 @@ int main(void)
 		GVT_TEST_PACKED(t_wrap_odd),
 		GVT_TEST_PACKED(tc_chain),
 		GVT_TEST_PACKED(tc_chain_errors),
+		GVT_TEST_PACKED(tc_burst),
 		GVT_TEST_PACKED(tc_indirect),
 		GVT_TEST_PACKED(tc_model),
 		GVT_TEST_PACKED(t_model_odd),

@@ -9,10 +9,12 @@
  *   layout         raw avail ring / descriptor table / used ring contents
  *   wrap           every size 2..32768 (modern and legacy alignment),
  *                  >= 70000 buffers so the 16-bit indices wrap
- *   generic cases  chains, errors, indirect, random out-of-order model,
- *                  in-order, avail_count, detach/reset (gv_test_cases.h)
+ *   generic cases  chains, errors, burst, indirect, random out-of-order model,
+ *                  in-order, avail_count, detach/reset (gv_test_cases.h,
+ *                  gv_test_model.h)
  */
 #include "gv_test_cases.h"
+#include "gv_test_model.h"
 
 static void t_sizes(void **state)
 {
@@ -207,6 +209,7 @@ int main(void)
 		GVT_TEST_SPLIT(t_wrap_legacy),
 		GVT_TEST_SPLIT(tc_chain),
 		GVT_TEST_SPLIT(tc_chain_errors),
+		GVT_TEST_SPLIT(tc_burst),
 		GVT_TEST_SPLIT(tc_indirect),
 		GVT_TEST_SPLIT(tc_model),
 		GVT_TEST_SPLIT(tc_in_order),

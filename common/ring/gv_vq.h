@@ -140,7 +140,9 @@ bool gv_vq_kick_prepare(struct gv_vq *vq);
 
 /*
  * Take back up to `n` used chains: cookies[i] and the bytes the device
- * wrote lens[i] (lens may be NULL). Every id and length is validated; on
+ * wrote lens[i] (lens may be NULL). A length above the writable bytes
+ * posted breaks the queue (bad_len), except on a chain with no writable
+ * bytes at all, where it is reported as 0. Every id and length is validated; on
  * a bad value the queue breaks and the chains taken before it are still
  * returned. Works in and out of order. With GV_VQ_F_IN_ORDER each chain
  * must come back with its own used entry, in posting order (checked:

@@ -268,8 +268,15 @@ GV_INLINE int packed_used_id(struct gv_vq *vq, uint32_t *len_out)
 		return -1;
 	}
 	if (GV_UNLIKELY(len > vq->slot[id].in_len)) {
-		GV_VQ_FAIL(vq, bad_len);
-		return -1;
+		/*
+		 * A chain with nothing writable: the length means nothing and
+		 * some devices (DPDK's vhost, packed TX) write one anyway.
+		 */
+		if (vq->slot[id].in_len) {
+			GV_VQ_FAIL(vq, bad_len);
+			return -1;
+		}
+		len = 0;
 	}
 	*len_out = len;
 	return id;

@@ -232,8 +232,11 @@ GV_INLINE uint32_t split_get_used_t(struct gv_vq *vq, void **cookies, uint32_t *
 			break;
 		}
 		if (GV_UNLIKELY(len > s->in_len)) {
-			GV_VQ_FAIL(vq, bad_len);
-			break;
+			if (s->in_len) {
+				GV_VQ_FAIL(vq, bad_len);
+				break;
+			}
+			len = 0; /* nothing was writable: the length means nothing */
 		}
 		if (in_order && GV_UNLIKELY(vq->order[vq->s.last_used & vq->mask] != id)) {
 			GV_VQ_FAIL(vq, bad_order);

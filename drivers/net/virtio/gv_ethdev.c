@@ -37,7 +37,8 @@ static uint64_t wanted_features(const struct gv_hw *hw, const struct rte_eth_con
 		f |= GV_BIT(GV_F_RING_PACKED);
 	if (hw->want_mrg)
 		f |= GV_BIT(GV_NET_F_MRG_RXBUF);
-	if (hw->want_in_order)
+	/* datapath=simple is the path without IN_ORDER: do not ask for it. */
+	if (hw->want_in_order && hw->force_path != GV_FORCE_SIMPLE)
 		f |= GV_BIT(GV_F_IN_ORDER);
 	/* Indirect tables only help chains: multi-segment TX or chained RX. */
 	if ((conf->txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ||

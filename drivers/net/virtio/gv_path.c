@@ -35,7 +35,8 @@ static const struct path_row rx_rows[] = {
 
 static const struct path_row tx_rows[] = {
 	{ GV_TX_INORDER, "inorder", GV_BIT(GV_F_IN_ORDER), 0, 0, false, GV_FORCE_INORDER },
-	{ GV_TX_SIMPLE, "simple", 0, 0, 0, false, GV_FORCE_SIMPLE },
+	/* With IN_ORDER a device may close a batch with one entry: inorder reclaims it. */
+	{ GV_TX_SIMPLE, "simple", 0, GV_BIT(GV_F_IN_ORDER), 0, false, GV_FORCE_SIMPLE },
 	{ GV_TX_FULL, "full", 0, 0, RTE_ETH_TX_OFFLOAD_MULTI_SEGS, false, GV_FORCE_FULL },
 };
 
@@ -83,7 +84,10 @@ int gv_path_select(struct gv_hw *hw, uint64_t rx_offloads, uint64_t tx_offloads,
 		   uint32_t max_rx_frame, uint32_t mbuf_room)
 {
 	bool fits = max_rx_frame <= mbuf_room;
-	int rx = pick(rx_rows, RTE_DIM(rx_rows), hw->features, rx_offloads, fits, hw->force_path);
+	/* RX has no in-order variant of its own: the core handles IN_ORDER. */
+	enum gv_force_path rx_force = hw->force_path == GV_FORCE_INORDER ? GV_FORCE_SIMPLE
+									 : hw->force_path;
+	int rx = pick(rx_rows, RTE_DIM(rx_rows), hw->features, rx_offloads, fits, rx_force);
 	int tx = pick(tx_rows, RTE_DIM(tx_rows), hw->features, tx_offloads, true, hw->force_path);
 
 	if (rx < 0 || tx < 0) {

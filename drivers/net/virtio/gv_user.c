@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -36,6 +37,14 @@ struct gv_user {
 	struct gv_vhu_listener *lis;
 	uint64_t backend_features;
 	bool running; /* rings handed to the back-end */
+	/*
+	 * The control path and EAL's memory-event callback (any allocating
+	 * thread) share the connection. The callback only try-locks: EAL
+	 * holds its memory lock around it and our start walks EAL memory
+	 * under ours. If it loses, mem_dirty makes the holder re-send.
+	 */
+	pthread_mutex_t lock;
+	bool mem_dirty;
 	bool mem_cb;
 	char cb_name[64];
 	struct gv_queue *vq[GV_USER_MAX_VQ];
@@ -165,12 +174,6 @@ static void user_stop(struct gv_hw *hw)
 	}
 	u->running = false;
 	memset(u->vq, 0, sizeof(u->vq));
-}
-
-static int user_reset(struct gv_hw *hw)
-{
-	user_stop(hw);
-	return 0;
 }
 
 static int user_read_config(struct gv_hw *hw, uint32_t off, void *dst, uint32_t len)
@@ -314,6 +317,24 @@ static bool user_link_up(struct gv_hw *hw)
 	return u->running;
 }
 
+static void user_lock(struct gv_hw *hw)
+{
+	pthread_mutex_lock(&tp_of(hw)->lock);
+}
+
+static void user_unlock(struct gv_hw *hw)
+{
+	struct gv_user *u = tp_of(hw);
+
+	if (u->mem_dirty && u->conn && u->running) {
+		u->mem_dirty = false;
+		if (gv_vhu_update_mem_table(u->conn, false))
+			GV_LOG(ERR, "%s: could not send the grown memory table: %s", hw->name,
+			       gv_vhu_last_error(u->conn));
+	}
+	pthread_mutex_unlock(&u->lock);
+}
+
 /* EAL memory grew: the back-end must map it before we post buffers in it. */
 static void mem_event(enum rte_mem_event type, const void *addr, size_t len, void *arg)
 {
@@ -322,11 +343,72 @@ static void mem_event(enum rte_mem_event type, const void *addr, size_t len, voi
 
 	(void)addr;
 	(void)len;
-	if (type != RTE_MEM_EVENT_ALLOC || !u->conn || !u->running)
+	if (type != RTE_MEM_EVENT_ALLOC)
 		return;
-	if (gv_vhu_update_mem_table(u->conn, true))
+	if (pthread_mutex_trylock(&u->lock) != 0) {
+		u->mem_dirty = true;
+		return;
+	}
+	if (u->conn && u->running && gv_vhu_update_mem_table(u->conn, true))
 		GV_LOG(ERR, "%s: could not send the grown memory table: %s", hw->name,
 		       gv_vhu_last_error(u->conn));
+	pthread_mutex_unlock(&u->lock);
+}
+
+/* The ops the control path calls, serialised against each other. */
+static int locked_get_features(struct gv_hw *hw, uint64_t *f)
+{
+	int ret;
+
+	user_lock(hw);
+	ret = user_get_features(hw, f);
+	user_unlock(hw);
+	return ret;
+}
+
+static int locked_set_features(struct gv_hw *hw, uint64_t f)
+{
+	int ret;
+
+	user_lock(hw);
+	ret = user_set_features(hw, f);
+	user_unlock(hw);
+	return ret;
+}
+
+static int locked_reset(struct gv_hw *hw)
+{
+	user_lock(hw);
+	user_stop(hw);
+	user_unlock(hw);
+	return 0;
+}
+
+static void locked_stop(struct gv_hw *hw)
+{
+	user_lock(hw);
+	user_stop(hw);
+	user_unlock(hw);
+}
+
+static int locked_start(struct gv_hw *hw)
+{
+	int ret;
+
+	user_lock(hw);
+	ret = user_start(hw);
+	user_unlock(hw);
+	return ret;
+}
+
+static bool locked_link_up(struct gv_hw *hw)
+{
+	bool up;
+
+	user_lock(hw);
+	up = user_link_up(hw);
+	user_unlock(hw);
+	return up;
 }
 
 static void user_close(struct gv_hw *hw)
@@ -335,9 +417,9 @@ static void user_close(struct gv_hw *hw)
 
 	if (!u)
 		return;
-	user_stop(hw);
 	if (u->mem_cb)
 		rte_mem_event_callback_unregister(u->cb_name, hw);
+	user_stop(hw);
 	if (u->conn)
 		gv_vhu_close(u->conn);
 	if (u->lis)
@@ -348,22 +430,23 @@ static void user_close(struct gv_hw *hw)
 		if (u->callfd[i] >= 0)
 			close(u->callfd[i]);
 	}
+	pthread_mutex_destroy(&u->lock);
 	rte_free(u);
 	hw->tp = NULL;
 }
 
 static const struct gv_transport_ops user_ops = {
 	.name = "vhost-user",
-	.get_features = user_get_features,
-	.set_features = user_set_features,
-	.reset = user_reset,
+	.get_features = locked_get_features,
+	.set_features = locked_set_features,
+	.reset = locked_reset,
 	.read_config = user_read_config,
 	.queue_max = user_queue_max,
 	.setup_queue = user_setup_queue,
-	.start = user_start,
-	.stop = user_stop,
+	.start = locked_start,
+	.stop = locked_stop,
 	.notify = user_notify,
-	.link_up = user_link_up,
+	.link_up = locked_link_up,
 	.close = user_close,
 };
 
@@ -549,6 +632,7 @@ static int user_probe(struct rte_vdev_device *vdev)
 	}
 	for (int i = 0; i < GV_USER_MAX_VQ; i++)
 		u->kickfd[i] = u->callfd[i] = -1;
+	pthread_mutex_init(&u->lock, NULL);
 	snprintf(u->path, sizeof(u->path), "%s", a.path);
 	u->server = a.server;
 	hw->tp = u;

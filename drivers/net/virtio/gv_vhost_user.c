@@ -5,6 +5,9 @@
  * virtio-net driver needs, and the memory table built from EAL memory.
  * The message codec is gv_vhost_user_msg.c. Contract: gv_vhost_user.h.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* accept4, MSG_CMSG_CLOEXEC */
+#endif
 #include "gv_vhost_user.h"
 
 #include <errno.h>
@@ -344,7 +347,11 @@ void gv_vhu_close(struct gv_vhu *c)
 	}
 }
 
-/* A socket file nobody accepts on (left by a process that died). */
+/*
+ * A socket file nobody is bound to any more (left by a process that died).
+ * The probe is a datagram connect: a live stream listener answers it with
+ * EPROTOTYPE and never sees a connection; a dead path gives ECONNREFUSED.
+ */
 static bool stale_socket(const struct sockaddr_un *un)
 {
 	struct stat st;
@@ -352,7 +359,7 @@ static bool stale_socket(const struct sockaddr_un *un)
 
 	if (lstat(un->sun_path, &st) < 0 || !S_ISSOCK(st.st_mode))
 		return false;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return false;
 	rc = connect(fd, (const struct sockaddr *)un, sizeof(*un)) < 0 &&
@@ -366,6 +373,7 @@ int gv_vhu_listen(const char *path, struct gv_vhu_listener **out)
 	struct gv_vhu_listener *l = NULL;
 	struct sockaddr_un un;
 	int fd, rc = make_addr(path, &un);
+	bool bound;
 
 	if (rc < 0 || out == NULL)
 		return rc < 0 ? rc : -EINVAL;
@@ -375,12 +383,13 @@ int gv_vhu_listen(const char *path, struct gv_vhu_listener **out)
 	rc = bind(fd, (struct sockaddr *)&un, sizeof(un)) < 0 ? -errno : 0;
 	if (rc == -EADDRINUSE && stale_socket(&un) && unlink(un.sun_path) == 0)
 		rc = bind(fd, (struct sockaddr *)&un, sizeof(un)) < 0 ? -errno : 0;
+	bound = rc == 0;
 	if (rc == 0 && listen(fd, 1) < 0)
 		rc = -errno;
 	if (rc == 0 && (l = calloc(1, sizeof(*l))) == NULL)
 		rc = -ENOMEM;
 	if (rc < 0) {
-		if (rc != -EADDRINUSE)
+		if (bound) /* only ever remove the file we created */
 			unlink(un.sun_path);
 		close(fd);
 		return rc;
@@ -726,8 +735,8 @@ static int walk_seg(const struct rte_memseg_list *msl,
 	}
 	if (mt->n == GV_VHU_MAX_REGIONS) {
 		w->rc = -E2BIG;
-		w->why = "EAL memory needs more than 8 regions (one fd per page? use "
-			 "--single-file-segments, --in-memory or --no-huge)";
+		w->why = "EAL memory needs more than 8 regions (hugepages with one fd "
+			 "per page: use --single-file-segments, or --no-huge)";
 		return -1;
 	}
 	mt->r[mt->n] = (struct gv_vhu_region){

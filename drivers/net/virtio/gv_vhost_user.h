@@ -277,6 +277,11 @@ int gv_vhu_get_status(struct gv_vhu *c, uint8_t *status);
  * rte_mem_event callback); otherwise the read lock is taken here.
  * Errors from EAL (no fd for a segment) come back as -errno; *why (may be
  * NULL) then says which.
+ * EAL modes (DPDK 22.11, checked against net_vhost): --no-huge (one memfd)
+ * and hugepages with --single-file-segments (also with --in-memory) give
+ * one region per memseg list. One file per hugepage (the default,
+ * --in-memory alone, --legacy-mem) soon needs more than 8: -E2BIG.
+ * --legacy-mem --single-file-segments keeps no fds: -ENODEV.
  */
 int gv_vhu_mem_table_from_eal(struct gv_vhu_mem_table *mt, bool lock_held,
 			      const char **why);

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# testpmd_fwd.sh PLUGIN.so - unmodified dpdk-testpmd loads the gvirtio
+# plugin with -d and forwards traffic with DPDK's vhost-user backend
+# (another dpdk-testpmd with net_vhost), for both ring layouts, with and
+# without mergeable buffers, on every forced datapath.
+#
+# Each case is a loopback the way DPDK's virtio-user test plans run it:
+# both sides in io forwarding, the gvirtio side starts with --tx-first
+# so a burst of packets circulates, and both directions of the gvirtio
+# port are exercised. A case passes when, after both stop:
+#   - the gvirtio port received and sent packets, with no errors;
+#   - the backend received and sent packets;
+#   - testpmd logged the expected rx/tx paths from the PMD.
+# Prints "testpmd_fwd: N passed, M failed" and exits non-zero on failure.
+set -u
+
+plugin=${1:?usage: testpmd_fwd.sh PLUGIN.so}
+secs=${GV_FWD_SECS:-2}
+[ -f "$plugin" ] || { echo "testpmd_fwd: no plugin at $plugin"; exit 1; }
+command -v dpdk-testpmd >/dev/null || { echo "testpmd_fwd: dpdk-testpmd missing (package dpdk)"; exit 1; }
+
+# EAL refuses -d plugins under a world-writable directory (like /tmp):
+# load a private copy when any parent of the plugin is world-writable.
+insecure() {
+	local d
+	d=$(cd "$(dirname "$1")" && pwd -P)
+	while :; do
+		[ -n "$(find "$d" -maxdepth 0 -perm -o+w 2>/dev/null)" ] && return 0
+		[ "$d" = / ] && return 1
+		d=$(dirname "$d")
+	done
+}
+if insecure "$plugin"; then
+	safe="${HOME:-/root}/.cache/gvirtio-plugin"
+	mkdir -p "$safe" && chmod 700 "$safe"
+	cp "$plugin" "$safe/" || exit 1
+	plugin="$safe/$(basename "$plugin")"
+	insecure "$plugin" && { echo "testpmd_fwd: no secure directory for the plugin ($safe)"; exit 1; }
+fi
+
+work=$(mktemp -d /tmp/gv_fwd.XXXXXX)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+eal_common=(--no-huge -m 512 --no-pci --no-telemetry)
+tp_common=(--no-mlockall --total-num-mbufs=8192 --stats-period 1 --forward-mode=io)
+
+# wait_for FILE REGEX SECONDS: poll a log for a line, bounded.
+wait_for() {
+	local deadline=$((SECONDS + $3))
+	while [ $SECONDS -lt $deadline ]; do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Sum of the last "NAME: <n>" value in the final statistics block.
+final_stat() { # log name
+	awk -v k="$2:" '/Accumulated forward statistics/ {f=1} f { for (i = 1; i < NF; i++) if ($i == k) v = $(i+1) } END { print v + 0 }' "$1"
+}
+
+stop_proc() { # pid
+	kill -INT "$1" 2>/dev/null
+	for _ in $(seq 1 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+	kill -9 "$1" 2>/dev/null
+	return 1
+}
+
+pass=0 fail=0
+run_case() { # layout mrg datapath exp_rx exp_tx
+	local layout=$1 mrg=$2 dp=$3 exp_rx=$4 exp_tx=$5
+	local name="$layout mrg=$mrg datapath=$dp"
+	local sock="$work/s.sock" be="$work/be.log" fe="$work/fe.log"
+	local packed=0
+	[ "$layout" = packed ] && packed=1
+	rm -f "$sock" "$be" "$fe"
+
+	dpdk-testpmd --lcores='0@0,1@0' "${eal_common[@]}" --file-prefix="gvbe$$" \
+		--vdev "net_vhost0,iface=$sock,client=0" -- "${tp_common[@]}" </dev/null >"$be" 2>&1 &
+	local bepid=$!
+	pids+=("$bepid")
+	if ! wait_for "$be" "binding succeeded|socket created" 20; then
+		echo "FAIL $name: backend did not start"; sed -n '1,30p' "$be"
+		stop_proc "$bepid"; fail=$((fail + 1)); return
+	fi
+	dpdk-testpmd --lcores='0@1,1@1' "${eal_common[@]}" --file-prefix="gvfe$$" \
+		-d "$plugin" --log-level=pmd.net.gvirtio:info \
+		--vdev "net_gvirtio_user0,path=$sock,packed_vq=$packed,mrg_rxbuf=$mrg,datapath=$dp" \
+		-- "${tp_common[@]}" --tx-first </dev/null >"$fe" 2>&1 &
+	local fepid=$!
+	pids+=("$fepid")
+	local ok=1
+	if ! wait_for "$fe" "Port statistics" 30; then
+		echo "FAIL $name: gvirtio testpmd did not start forwarding"; ok=0
+	else
+		local t_end=$((SECONDS + secs))
+		while [ $SECONDS -lt $t_end ]; do sleep 0.2; done
+	fi
+	stop_proc "$fepid"
+	stop_proc "$bepid"
+
+	local rx tx rxe be_rx be_tx
+	rx=$(final_stat "$fe" RX-packets)
+	tx=$(final_stat "$fe" TX-packets)
+	rxe=$(grep -m1 -oE "RX-errors: *[0-9]+" "$fe" | grep -oE "[0-9]+$" || echo 0)
+	be_rx=$(final_stat "$be" RX-packets)
+	be_tx=$(final_stat "$be" TX-packets)
+	if [ "$ok" = 1 ] && ! grep -q "rx path $exp_rx, tx path $exp_tx ($layout ring)" "$fe"; then
+		echo "FAIL $name: expected rx path $exp_rx, tx path $exp_tx ($layout); PMD said: $(grep -m1 -oE 'rx path .*' "$fe")"
+		ok=0
+	fi
+	if [ "$ok" = 1 ] && { [ "$rx" -lt 1000 ] || [ "$tx" -lt 1000 ] || [ "$be_rx" -lt 1000 ] || [ "$be_tx" -lt 1000 ]; }; then
+		echo "FAIL $name: too little traffic: gvirtio rx=$rx tx=$tx, backend rx=$be_rx tx=$be_tx"
+		ok=0
+	fi
+	if [ "$ok" = 1 ] && grep -qiE "gvirtio: .*(stopped|invalid|broken)" "$fe"; then
+		echo "FAIL $name: the PMD reported a broken queue"; grep -iE "gvirtio:" "$fe" | head -5
+		ok=0
+	fi
+	if [ "$ok" = 1 ]; then
+		echo "ok   $name: rx $exp_rx tx $exp_tx; gvirtio rx=$rx tx=$tx, backend rx=$be_rx tx=$be_tx"
+		pass=$((pass + 1))
+	else
+		echo "---- gvirtio log ($name)"; grep -vE '^\s*$|\[2J' "$fe" | tail -25
+		echo "---- backend log"; grep -vE '^\s*$|\[2J' "$be" | tail -10
+		fail=$((fail + 1))
+	fi
+	[ "${rxe:-0}" = 0 ] || echo "note $name: RX-errors $rxe"
+}
+
+for layout in split packed; do
+	run_case "$layout" 1 simple mergeable simple
+	run_case "$layout" 1 inorder mergeable inorder
+	run_case "$layout" 1 full mergeable full
+	run_case "$layout" 0 simple simple simple
+	run_case "$layout" 0 inorder simple inorder
+	run_case "$layout" 0 full full full
+done
+
+echo "testpmd_fwd: $pass passed, $fail failed"
+[ "$fail" = 0 ]
