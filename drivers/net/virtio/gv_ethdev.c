@@ -11,6 +11,7 @@
 #include <rte_malloc.h>
 #include <rte_memzone.h>
 
+#include "gv_offload.h"
 #include "gv_pmd.h"
 #include "gv_stats.h"
 
@@ -40,6 +41,7 @@ static uint64_t wanted_features(const struct gv_hw *hw, const struct rte_eth_con
 	/* datapath=simple is the path without IN_ORDER: do not ask for it. */
 	if (hw->want_in_order && hw->force_path != GV_FORCE_SIMPLE)
 		f |= GV_BIT(GV_F_IN_ORDER);
+	f |= gv_offload_features(conf->rxmode.offloads, conf->txmode.offloads);
 	/* Indirect tables only help chains: multi-segment TX or chained RX. */
 	if ((conf->txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ||
 	    (conf->rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER) || hw->force_path == GV_FORCE_FULL)
@@ -123,8 +125,12 @@ static int gv_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *in
 	info->min_mtu = RTE_ETHER_MIN_MTU;
 	info->max_mtu = hw->max_mtu;
 	info->max_mac_addrs = 1;
-	info->rx_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER;
-	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	uint64_t offered = hw->host_features;
+
+	if (!hw->negotiated)
+		hw->ops->get_features(hw, &offered);
+	info->rx_offload_capa = gv_rx_offload_capa(offered);
+	info->tx_offload_capa = gv_tx_offload_capa(offered);
 	info->rx_desc_lim.nb_max = qmax;
 	info->rx_desc_lim.nb_min = 2;
 	info->rx_desc_lim.nb_align = 1;
@@ -298,6 +304,8 @@ static int gv_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_
 	txq->free_thresh = RTE_MAX(1u, RTE_MIN(32u, txq->q.size / 4u));
 	txq->in_order = gv_has(hw, GV_F_IN_ORDER);
 	txq->indirect = gv_has(hw, GV_F_RING_INDIRECT_DESC);
+	txq->csum = gv_has(hw, GV_NET_F_CSUM);
+	txq->tso = gv_has(hw, GV_NET_F_HOST_TSO4) || gv_has(hw, GV_NET_F_HOST_TSO6);
 	dev->data->tx_queues[qid] = txq;
 	return 0;
 }
@@ -340,7 +348,13 @@ static int gv_dev_start(struct rte_eth_dev *dev)
 	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {
 		struct gv_rxq *rxq = dev->data->rx_queues[i];
 
+		uint64_t rxo = conf->rxmode.offloads;
+
 		rxq->chain_len = hw->rx_path == GV_RX_FULL ? (uint16_t)((frame + room - 1) / room) : 1;
+		rxq->ol_csum = rxo & (RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM);
+		rxq->ol_lro = rxo & RTE_ETH_RX_OFFLOAD_TCP_LRO;
+		rxq->ol_vlan_strip = rxo & RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
+		rxq->ol_any = rxq->ol_csum || rxq->ol_lro || rxq->ol_vlan_strip;
 		if (rxq->chain_len > GV_RX_INDIRECT) {
 			GV_LOG(ERR, "%s: frames of %u bytes need %u mbufs of %u bytes each: "
 			       "use larger mbufs or mrg_rxbuf=1", hw->name, frame, rxq->chain_len, room);
@@ -363,6 +377,7 @@ static int gv_dev_start(struct rte_eth_dev *dev)
 		gv_rxq_refill(dev->data->rx_queues[i]);
 	dev->rx_pkt_burst = gv_rx_fn(hw, hw->rx_path);
 	dev->tx_pkt_burst = gv_tx_fn(hw, hw->tx_path);
+	dev->tx_pkt_prepare = hw->tx_path == GV_TX_FULL ? gv_tx_prepare : NULL;
 	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
 		dev->data->rx_queue_state[i] = RTE_ETH_QUEUE_STATE_STARTED;
 	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)

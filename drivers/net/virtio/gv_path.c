@@ -11,6 +11,7 @@
  */
 #include <rte_ethdev.h>
 
+#include "gv_offload.h"
 #include "gv_pmd.h"
 
 struct path_row {
@@ -23,21 +24,20 @@ struct path_row {
 	enum gv_force_path cls; /* the datapath= value that selects it */
 };
 
-/* TX offloads the simple paths leave to the app: none. */
 static const struct path_row rx_rows[] = {
 	{ GV_RX_MRG, "mergeable", GV_BIT(GV_NET_F_MRG_RXBUF), 0,
-	  RTE_ETH_RX_OFFLOAD_SCATTER, false, GV_FORCE_NONE },
+	  GV_RX_OFFLOAD_ALL, false, GV_FORCE_NONE },
 	{ GV_RX_SIMPLE, "simple", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
-	  RTE_ETH_RX_OFFLOAD_SCATTER, true, GV_FORCE_SIMPLE },
+	  GV_RX_OFFLOAD_SIMPLE, true, GV_FORCE_SIMPLE },
 	{ GV_RX_FULL, "full", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
-	  RTE_ETH_RX_OFFLOAD_SCATTER, false, GV_FORCE_FULL },
+	  GV_RX_OFFLOAD_ALL, false, GV_FORCE_FULL },
 };
 
 static const struct path_row tx_rows[] = {
 	{ GV_TX_INORDER, "inorder", GV_BIT(GV_F_IN_ORDER), 0, 0, false, GV_FORCE_INORDER },
 	/* With IN_ORDER a device may close a batch with one entry: inorder reclaims it. */
 	{ GV_TX_SIMPLE, "simple", 0, GV_BIT(GV_F_IN_ORDER), 0, false, GV_FORCE_SIMPLE },
-	{ GV_TX_FULL, "full", 0, 0, RTE_ETH_TX_OFFLOAD_MULTI_SEGS, false, GV_FORCE_FULL },
+	{ GV_TX_FULL, "full", 0, 0, GV_TX_OFFLOAD_ALL, false, GV_FORCE_FULL },
 };
 
 const char *gv_rx_path_name(enum gv_rx_path p)

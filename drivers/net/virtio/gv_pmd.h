@@ -90,6 +90,8 @@ struct gv_rxq {
 	uint16_t chain_len; /* GV_RX_FULL: mbufs per posted chain */
 	uint32_t addr_off; /* offset of buf_addr or buf_iova in the mbuf */
 	uint32_t refill_thresh;
+	bool ol_any; /* any of the below: gv_rx_offload() per packet */
+	bool ol_csum, ol_lro, ol_vlan_strip;
 	uint64_t nombuf;
 	/* GV_RX_MRG: the packet being assembled across bursts. */
 	struct rte_mbuf *mrg_head, *mrg_tail;
@@ -106,6 +108,8 @@ struct gv_txq {
 	uint32_t free_thresh;
 	bool in_order; /* VIRTIO_F_IN_ORDER negotiated */
 	bool indirect; /* RING_INDIRECT_DESC negotiated */
+	bool csum; /* CSUM negotiated */
+	bool tso; /* HOST_TSO4/6 negotiated */
 };
 
 /* The port. */

@@ -19,6 +19,7 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
+#include "gv_offload.h"
 #include "gv_pmd.h"
 
 static __rte_always_inline uint64_t mbuf_addr(const struct rte_mbuf *m, uint32_t off)
@@ -260,6 +261,11 @@ static uint16_t rx_mrg(void *q, struct rte_mbuf **pkts, uint16_t n)
 				rxq->mrg_left--;
 			}
 			if (rxq->mrg_left == 0) {
+				struct rte_mbuf *head = rxq->mrg_head;
+
+				if (rxq->ol_any)
+					gv_rx_offload(rxq, head, (const struct gv_net_hdr *)
+						((char *)head->buf_addr + RTE_PKTMBUF_HEADROOM - hdr));
 				count_pkt(&rxq->q.st, rxq->mrg_head);
 				pkts[nrx++] = rxq->mrg_head;
 				rxq->mrg_head = NULL;
@@ -325,6 +331,9 @@ static uint16_t rx_full(void *q, struct rte_mbuf **pkts, uint16_t n)
 		}
 		m = rx_trim_chain(rxq, m, lens[i] - hdr);
 		m->port = rxq->port_id;
+		if (rxq->ol_any)
+			gv_rx_offload(rxq, m, (const struct gv_net_hdr *)
+				((char *)m->buf_addr + RTE_PKTMBUF_HEADROOM - hdr));
 		count_pkt(&rxq->q.st, m);
 		pkts[nrx++] = m;
 	}
@@ -387,11 +396,13 @@ static int tx_post_chain(struct gv_txq *txq, struct rte_mbuf *m)
 	struct rte_mbuf *cookie = m, *h = NULL;
 	uint16_t n = 0;
 	int ret;
+	struct gv_net_hdr vh;
 
 	if (unlikely(m->nb_segs > GV_MAX_TX_SEGS))
 		return -EINVAL;
+	gv_tx_fill_hdr(&vh, m);
 	if (can_push(m, hdr)) {
-		memset(rte_pktmbuf_mtod_offset(m, char *, -(int)hdr), 0, hdr);
+		memcpy(rte_pktmbuf_mtod_offset(m, char *, -(int)hdr), &vh, hdr);
 		segs[n].addr = mbuf_addr(m, txq->addr_off) + m->data_off - hdr;
 		segs[n++].len = (uint32_t)m->data_len + hdr;
 		m = m->next;
@@ -399,7 +410,7 @@ static int tx_post_chain(struct gv_txq *txq, struct rte_mbuf *m)
 		h = rte_pktmbuf_alloc(m->pool);
 		if (!h)
 			return -ENOMEM;
-		memset(rte_pktmbuf_mtod(h, char *), 0, hdr);
+		memcpy(rte_pktmbuf_mtod(h, char *), &vh, hdr);
 		segs[n].addr = mbuf_addr(h, txq->addr_off) + h->data_off;
 		segs[n++].len = hdr;
 		h->next = m;

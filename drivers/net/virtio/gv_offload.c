@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gv_offload.c - the virtio-net header and offloads on the full paths:
+ *   TX: tx_pkt_prepare (pseudo-header checksums, IPv4 header checksum in
+ *       software, VLAN insertion, refusing what the device cannot do) and
+ *       the header fill (NEEDS_CSUM, GSO fields);
+ *   RX: checksum status from the header (DATA_VALID: good; NEEDS_CSUM:
+ *       completed here, then good; offsets outside the packet: bad), LRO
+ *       (gso_type/gso_size), VLAN strip, packet type.
+ * Nothing here trusts the header the device wrote: offsets are checked
+ * against the packet before anything is read or written.
+ */
+#include <string.h>
+
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_net.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+
+#include "gv_offload.h"
+
+uint64_t gv_tx_offload_capa(uint64_t features)
+{
+	uint64_t capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS | RTE_ETH_TX_OFFLOAD_VLAN_INSERT |
+			RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
+
+	if (features & GV_BIT(GV_NET_F_CSUM))
+		capa |= RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+	if ((features & GV_BIT(GV_NET_F_CSUM)) &&
+	    (features & (GV_BIT(GV_NET_F_HOST_TSO4) | GV_BIT(GV_NET_F_HOST_TSO6))))
+		capa |= RTE_ETH_TX_OFFLOAD_TCP_TSO;
+	return capa;
+}
+
+uint64_t gv_rx_offload_capa(uint64_t features)
+{
+	uint64_t capa = RTE_ETH_RX_OFFLOAD_SCATTER | RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
+
+	if (features & GV_BIT(GV_NET_F_GUEST_CSUM))
+		capa |= RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM;
+	if ((features & GV_BIT(GV_NET_F_GUEST_CSUM)) &&
+	    (features & (GV_BIT(GV_NET_F_GUEST_TSO4) | GV_BIT(GV_NET_F_GUEST_TSO6))))
+		capa |= RTE_ETH_RX_OFFLOAD_TCP_LRO;
+	return capa;
+}
+
+uint64_t gv_offload_features(uint64_t rx_offloads, uint64_t tx_offloads)
+{
+	uint64_t f = 0;
+
+	if (tx_offloads & (RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
+			   RTE_ETH_TX_OFFLOAD_TCP_TSO))
+		f |= GV_BIT(GV_NET_F_CSUM);
+	if (tx_offloads & RTE_ETH_TX_OFFLOAD_TCP_TSO)
+		f |= GV_BIT(GV_NET_F_HOST_TSO4) | GV_BIT(GV_NET_F_HOST_TSO6);
+	if (rx_offloads & (RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM |
+			   RTE_ETH_RX_OFFLOAD_TCP_LRO))
+		f |= GV_BIT(GV_NET_F_GUEST_CSUM);
+	if (rx_offloads & RTE_ETH_RX_OFFLOAD_TCP_LRO)
+		f |= GV_BIT(GV_NET_F_GUEST_TSO4) | GV_BIT(GV_NET_F_GUEST_TSO6);
+	return f;
+}
+
+/* --------------------------------------------------------------- TX -- */
+
+#define GV_TX_OL_FLAGS                                                         \
+	(RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_IP_CKSUM |  \
+	 RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6 | RTE_MBUF_F_TX_VLAN)
+
+uint16_t gv_tx_prepare(void *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct gv_txq *txq = q;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint64_t f = m->ol_flags;
+		int ret;
+
+		if ((f & ~GV_TX_OL_FLAGS & RTE_MBUF_F_TX_OFFLOAD_MASK) ||
+		    ((f & RTE_MBUF_F_TX_L4_MASK) == RTE_MBUF_F_TX_SCTP_CKSUM) ||
+		    ((f & (RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_TCP_SEG)) && !txq->csum) ||
+		    ((f & RTE_MBUF_F_TX_TCP_SEG) && !txq->tso)) {
+			rte_errno = ENOTSUP;
+			return i;
+		}
+		if (m->nb_segs > GV_MAX_TX_SEGS) {
+			rte_errno = EINVAL;
+			return i;
+		}
+		if ((f & RTE_MBUF_F_TX_TCP_SEG) && (m->tso_segsz == 0 || m->l4_len == 0)) {
+			rte_errno = EINVAL;
+			return i;
+		}
+		if (f & RTE_MBUF_F_TX_VLAN) {
+			ret = rte_vlan_insert(&pkts[i]);
+			if (ret) {
+				rte_errno = -ret;
+				return i;
+			}
+			m = pkts[i];
+			m->ol_flags &= ~RTE_MBUF_F_TX_VLAN;
+			/* The headers moved by one tag. */
+			m->l2_len += RTE_VLAN_HLEN;
+		}
+		/* Pseudo-header checksums in the L4 field, as the device expects. */
+		ret = rte_net_intel_cksum_prepare(m);
+		if (ret) {
+			rte_errno = -ret;
+			return i;
+		}
+		if (m->ol_flags & RTE_MBUF_F_TX_IP_CKSUM) {
+			/* virtio has no IPv4 header checksum offload: do it here. */
+			struct rte_ipv4_hdr *ip;
+
+			if (rte_pktmbuf_data_len(m) < m->l2_len + m->l3_len) {
+				rte_errno = EINVAL;
+				return i;
+			}
+			ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, m->l2_len);
+			ip->hdr_checksum = 0;
+			ip->hdr_checksum = rte_ipv4_cksum(ip);
+		}
+	}
+	return i;
+}
+
+void gv_tx_fill_hdr(struct gv_net_hdr *h, const struct rte_mbuf *m)
+{
+	uint64_t f = m->ol_flags;
+
+	memset(h, 0, sizeof(*h));
+	if (f & RTE_MBUF_F_TX_TCP_SEG) {
+		h->flags = GV_NET_HDR_F_NEEDS_CSUM;
+		h->csum_start = (uint16_t)(m->l2_len + m->l3_len);
+		h->csum_offset = offsetof(struct rte_tcp_hdr, cksum);
+		h->gso_type = (f & RTE_MBUF_F_TX_IPV6) ? GV_NET_HDR_GSO_TCPV6 : GV_NET_HDR_GSO_TCPV4;
+		h->gso_size = m->tso_segsz;
+		h->hdr_len = (uint16_t)(m->l2_len + m->l3_len + m->l4_len);
+		return;
+	}
+	switch (f & RTE_MBUF_F_TX_L4_MASK) {
+	case RTE_MBUF_F_TX_TCP_CKSUM:
+		h->flags = GV_NET_HDR_F_NEEDS_CSUM;
+		h->csum_start = (uint16_t)(m->l2_len + m->l3_len);
+		h->csum_offset = offsetof(struct rte_tcp_hdr, cksum);
+		break;
+	case RTE_MBUF_F_TX_UDP_CKSUM:
+		h->flags = GV_NET_HDR_F_NEEDS_CSUM;
+		h->csum_start = (uint16_t)(m->l2_len + m->l3_len);
+		h->csum_offset = offsetof(struct rte_udp_hdr, dgram_cksum);
+		break;
+	default:
+		break;
+	}
+}
+
+/* --------------------------------------------------------------- RX -- */
+
+/*
+ * NEEDS_CSUM: the device left a partial checksum (pseudo-header sum) at
+ * csum_start + csum_offset; finish it over [csum_start, end). Returns
+ * false when the offsets do not lie inside the packet.
+ */
+static bool rx_complete_csum(struct rte_mbuf *m, uint16_t start, uint16_t off)
+{
+	uint32_t at = (uint32_t)start + off;
+	uint16_t sum = 0, csum;
+
+	if (start >= m->pkt_len || at + 2 > m->pkt_len || at + 2 > m->data_len)
+		return false;
+	if (rte_raw_cksum_mbuf(m, start, m->pkt_len - start, &sum))
+		return false;
+	csum = (uint16_t)~sum;
+	if (csum == 0)
+		csum = 0xffff; /* UDP: 0 means "no checksum" */
+	*rte_pktmbuf_mtod_offset(m, uint16_t *, at) = csum;
+	return true;
+}
+
+void gv_rx_offload(const struct gv_rxq *rxq, struct rte_mbuf *m, const struct gv_net_hdr *h)
+{
+	struct rte_net_hdr_lens lens;
+
+	m->packet_type = rte_net_get_ptype(m, &lens, RTE_PTYPE_ALL_MASK);
+	if (rxq->ol_csum) {
+		if (h->flags & GV_NET_HDR_F_NEEDS_CSUM) {
+			if (rx_complete_csum(m, h->csum_start, h->csum_offset)) {
+				m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+			} else {
+				m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_BAD;
+			}
+		} else if (h->flags & GV_NET_HDR_F_DATA_VALID) {
+			m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+		} else {
+			m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN;
+		}
+	}
+	if (rxq->ol_lro && (h->gso_type & ~GV_NET_HDR_GSO_ECN) != GV_NET_HDR_GSO_NONE &&
+	    h->gso_size) {
+		m->ol_flags |= RTE_MBUF_F_RX_LRO;
+		m->tso_segsz = h->gso_size;
+	}
+	if (rxq->ol_vlan_strip)
+		rte_vlan_strip(m);
+}
