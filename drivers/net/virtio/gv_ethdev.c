@@ -11,6 +11,7 @@
 #include <rte_malloc.h>
 #include <rte_memzone.h>
 
+#include "gv_ctrl.h"
 #include "gv_offload.h"
 #include "gv_pmd.h"
 #include "gv_stats.h"
@@ -32,7 +33,16 @@ static uint64_t wanted_features(const struct gv_hw *hw, const struct rte_eth_con
 	uint64_t f = GV_BIT(GV_F_VERSION_1) | GV_BIT(GV_NET_F_MAC) | GV_BIT(GV_NET_F_STATUS) |
 		     GV_BIT(GV_NET_F_MTU) | GV_BIT(GV_F_RING_EVENT_IDX) |
 		     GV_BIT(GV_F_ORDER_PLATFORM) | GV_BIT(GV_F_ACCESS_PLATFORM) |
-		     GV_BIT(GV_NET_F_SPEED_DUPLEX);
+		     GV_BIT(GV_NET_F_SPEED_DUPLEX) |
+		     /* promiscuous, multicast and MAC ops are runtime calls: always */
+		     GV_BIT(GV_NET_F_CTRL_VQ) | GV_BIT(GV_NET_F_CTRL_RX) |
+		     GV_BIT(GV_NET_F_CTRL_MAC_ADDR);
+	uint16_t pairs = RTE_MAX(hw->nb_rxq_conf, hw->nb_txq_conf);
+
+	if (pairs > 1)
+		f |= GV_BIT(GV_NET_F_MQ);
+	if (conf->rxmode.offloads & RTE_ETH_RX_OFFLOAD_VLAN_FILTER)
+		f |= GV_BIT(GV_NET_F_CTRL_VLAN);
 
 	if (hw->want_packed)
 		f |= GV_BIT(GV_F_RING_PACKED);
@@ -99,6 +109,7 @@ static int gv_dev_configure(struct rte_eth_dev *dev)
 {
 	struct gv_hw *hw = hw_of(dev);
 	uint16_t pairs = RTE_MAX(dev->data->nb_rx_queues, dev->data->nb_tx_queues);
+	int ret;
 
 	if (pairs > hw->max_queue_pairs) {
 		GV_LOG(ERR, "%s: %u queue pairs asked for, the device offers %u (queues= devarg)",
@@ -110,7 +121,17 @@ static int gv_dev_configure(struct rte_eth_dev *dev)
 		       hw->max_mtu);
 		return -EINVAL;
 	}
-	return negotiate(dev);
+	hw->nb_rxq_conf = dev->data->nb_rx_queues;
+	hw->nb_txq_conf = dev->data->nb_tx_queues;
+	ret = negotiate(dev);
+	if (ret == 0)
+		ret = gv_ctrl_setup(dev);
+	if (ret == 0 && pairs > 1 && !gv_has(hw, GV_NET_F_MQ) && hw->ops->ctrl == NULL) {
+		GV_LOG(ERR, "%s: %u queue pairs need multi-queue (MQ), which the device lacks",
+		       hw->name, pairs);
+		ret = -ENOTSUP;
+	}
+	return ret;
 }
 
 static int gv_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
@@ -124,7 +145,7 @@ static int gv_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *in
 	info->max_rx_pktlen = (uint32_t)hw->max_mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
 	info->min_mtu = RTE_ETHER_MIN_MTU;
 	info->max_mtu = hw->max_mtu;
-	info->max_mac_addrs = 1;
+	info->max_mac_addrs = GV_MAX_MAC_ADDRS;
 	uint64_t offered = hw->host_features;
 
 	if (!hw->negotiated)
@@ -159,7 +180,7 @@ static uint16_t queue_size(struct gv_hw *hw, uint16_t vq_idx, uint16_t nb_desc)
 	return (uint16_t)size;
 }
 
-static void queue_free(struct gv_queue *q)
+void gv_queue_free(struct gv_queue *q)
 {
 	rte_memzone_free(q->mz);
 	rte_free(q->vq);
@@ -168,7 +189,7 @@ static void queue_free(struct gv_queue *q)
 }
 
 /* Ring memory, core state and indirect tables of one queue. */
-static int queue_alloc(struct rte_eth_dev *dev, struct gv_queue *q, uint16_t vq_idx,
+int gv_queue_alloc(struct rte_eth_dev *dev, struct gv_queue *q, uint16_t vq_idx,
 		       uint16_t queue_id, uint16_t nb_desc, unsigned int socket, uint16_t max_ind)
 {
 	struct gv_hw *hw = hw_of(dev);
@@ -191,7 +212,7 @@ static int queue_alloc(struct rte_eth_dev *dev, struct gv_queue *q, uint16_t vq_
 	q->vq = rte_zmalloc_socket("gv_vq", gv_vq_state_size(hw->layout, size), 64, (int)socket);
 	if (!q->mz || !q->vq) {
 		GV_LOG(ERR, "%s: no memory for queue %u (%u descriptors)", hw->name, vq_idx, size);
-		queue_free(q);
+		gv_queue_free(q);
 		return -ENOMEM;
 	}
 	cfg.layout = hw->layout;
@@ -211,7 +232,7 @@ static int queue_alloc(struct rte_eth_dev *dev, struct gv_queue *q, uint16_t vq_
 	ret = gv_vq_init(q->vq, &cfg);
 	if (ret) {
 		GV_LOG(ERR, "%s: queue %u: ring set-up failed: %s", hw->name, vq_idx, strerror(-ret));
-		queue_free(q);
+		gv_queue_free(q);
 		return ret;
 	}
 	q->hw = hw;
@@ -229,7 +250,7 @@ static void gv_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 	if (!rxq)
 		return;
 	gv_rxq_drain(rxq);
-	queue_free(&rxq->q);
+	gv_queue_free(&rxq->q);
 	rte_free(rxq);
 	dev->data->rx_queues[qid] = NULL;
 }
@@ -241,7 +262,7 @@ static void gv_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 	if (!txq)
 		return;
 	gv_txq_drain(txq);
-	queue_free(&txq->q);
+	gv_queue_free(&txq->q);
 	rte_free(txq);
 	dev->data->tx_queues[qid] = NULL;
 }
@@ -264,7 +285,7 @@ static int gv_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_
 	rxq = rte_zmalloc_socket("gv_rxq", sizeof(*rxq), RTE_CACHE_LINE_SIZE, (int)socket);
 	if (!rxq)
 		return -ENOMEM;
-	ret = queue_alloc(dev, &rxq->q, (uint16_t)(2 * qid), qid, nb_desc, socket, GV_RX_INDIRECT);
+	ret = gv_queue_alloc(dev, &rxq->q, (uint16_t)(2 * qid), qid, nb_desc, socket, GV_RX_INDIRECT);
 	if (ret) {
 		rte_free(rxq);
 		return ret;
@@ -292,7 +313,7 @@ static int gv_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_
 	txq = rte_zmalloc_socket("gv_txq", sizeof(*txq), RTE_CACHE_LINE_SIZE, (int)socket);
 	if (!txq)
 		return -ENOMEM;
-	ret = queue_alloc(dev, &txq->q, (uint16_t)(2 * qid + 1), qid, nb_desc, socket,
+	ret = gv_queue_alloc(dev, &txq->q, (uint16_t)(2 * qid + 1), qid, nb_desc, socket,
 			  GV_TX_INDIRECT);
 	if (ret) {
 		rte_free(txq);
@@ -369,10 +390,20 @@ static int gv_dev_start(struct rte_eth_dev *dev)
 		if (ret)
 			goto fail;
 	}
+	if (gv_ctrl_queue(hw)) {
+		ret = hw->ops->setup_queue(hw, gv_ctrl_queue(hw));
+		if (ret)
+			goto fail;
+	}
 	ret = hw->ops->start(hw);
 	if (ret)
 		goto fail;
 	hw->started = true;
+	ret = gv_ctrl_replay(dev);
+	if (ret) {
+		hw->started = false;
+		goto fail;
+	}
 	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
 		gv_rxq_refill(dev->data->rx_queues[i]);
 	dev->rx_pkt_burst = gv_rx_fn(hw, hw->rx_path);
@@ -388,6 +419,9 @@ static int gv_dev_start(struct rte_eth_dev *dev)
 fail:
 	GV_LOG(ERR, "%s: start failed: %s", hw->name, strerror(-ret));
 	hw->ops->stop(hw);
+	gv_ctrl_reset(hw);
+	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
+		gv_rxq_drain(dev->data->rx_queues[i]);
 	return ret;
 }
 
@@ -400,6 +434,7 @@ static int gv_dev_stop(struct rte_eth_dev *dev)
 	if (hw->started)
 		hw->ops->stop(hw);
 	hw->started = false;
+	gv_ctrl_reset(hw);
 	/* The device no longer touches the rings: take every mbuf back. */
 	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {
 		if (dev->data->rx_queues[i])
@@ -428,6 +463,7 @@ static int gv_dev_close(struct rte_eth_dev *dev)
 		gv_rx_queue_release(dev, i);
 	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
 		gv_tx_queue_release(dev, i);
+	gv_ctrl_release(hw);
 	if (hw->ops)
 		hw->ops->close(hw);
 	hw->ops = NULL;
@@ -485,15 +521,6 @@ static int gv_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 	return 0;
 }
 
-static int gv_mac_addr_set(struct rte_eth_dev *dev, struct rte_ether_addr *mac)
-{
-	struct gv_hw *hw = hw_of(dev);
-
-	rte_ether_addr_copy(mac, &hw->mac);
-	rte_ether_addr_copy(mac, &dev->data->mac_addrs[0]);
-	return 0;
-}
-
 static const struct eth_dev_ops gv_ops = {
 	.dev_configure = gv_dev_configure,
 	.dev_infos_get = gv_dev_infos_get,
@@ -508,6 +535,14 @@ static const struct eth_dev_ops gv_ops = {
 	.tx_queue_release = gv_tx_queue_release,
 	.mtu_set = gv_mtu_set,
 	.mac_addr_set = gv_mac_addr_set,
+	.mac_addr_add = gv_mac_addr_add,
+	.mac_addr_remove = gv_mac_addr_remove,
+	.set_mc_addr_list = gv_set_mc_addr_list,
+	.promiscuous_enable = gv_promiscuous_enable,
+	.promiscuous_disable = gv_promiscuous_disable,
+	.allmulticast_enable = gv_allmulticast_enable,
+	.allmulticast_disable = gv_allmulticast_disable,
+	.vlan_filter_set = gv_vlan_filter_set,
 	.stats_get = gv_stats_get,
 	.stats_reset = gv_stats_reset,
 	.xstats_get = gv_xstats_get,
@@ -524,7 +559,7 @@ int gv_ethdev_init(struct rte_eth_dev *dev, struct gv_hw *hw)
 	hw->port_id = dev->data->port_id;
 	if (!hw->max_mtu)
 		hw->max_mtu = GV_MAX_RX_PKTLEN - RTE_ETHER_HDR_LEN - RTE_ETHER_CRC_LEN;
-	dev->data->mac_addrs = rte_zmalloc("gv_mac", RTE_ETHER_ADDR_LEN, 0);
+	dev->data->mac_addrs = rte_zmalloc("gv_mac", RTE_ETHER_ADDR_LEN * GV_MAX_MAC_ADDRS, 0);
 	if (!dev->data->mac_addrs)
 		return -ENOMEM;
 	rte_ether_addr_copy(&hw->mac, &dev->data->mac_addrs[0]);

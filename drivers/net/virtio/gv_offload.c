@@ -38,6 +38,8 @@ uint64_t gv_rx_offload_capa(uint64_t features)
 {
 	uint64_t capa = RTE_ETH_RX_OFFLOAD_SCATTER | RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
 
+	if (features & GV_BIT(GV_NET_F_CTRL_VLAN))
+		capa |= RTE_ETH_RX_OFFLOAD_VLAN_FILTER;
 	if (features & GV_BIT(GV_NET_F_GUEST_CSUM))
 		capa |= RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM;
 	if ((features & GV_BIT(GV_NET_F_GUEST_CSUM)) &&

@@ -17,9 +17,10 @@ uint64_t gv_rx_offload_capa(uint64_t features);
 uint64_t gv_offload_features(uint64_t rx_offloads, uint64_t tx_offloads);
 
 /* Offloads every path supports (done in software or without the header). */
-#define GV_RX_OFFLOAD_SIMPLE RTE_ETH_RX_OFFLOAD_SCATTER
+#define GV_RX_OFFLOAD_SIMPLE (RTE_ETH_RX_OFFLOAD_SCATTER | RTE_ETH_RX_OFFLOAD_VLAN_FILTER)
 #define GV_RX_OFFLOAD_ALL                                                      \
 	(RTE_ETH_RX_OFFLOAD_SCATTER | RTE_ETH_RX_OFFLOAD_VLAN_STRIP |            \
+	 RTE_ETH_RX_OFFLOAD_VLAN_FILTER |                                        \
 	 RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM |           \
 	 RTE_ETH_RX_OFFLOAD_TCP_LRO)
 #define GV_TX_OFFLOAD_ALL                                                      \

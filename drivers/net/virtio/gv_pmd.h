@@ -29,6 +29,8 @@ extern int gv_logtype;
 #define GV_MAX_QUEUE_PAIRS 16
 #define GV_MAX_MRG_BUFS 64 /* num_buffers accepted for one packet */
 #define GV_MAX_TX_SEGS 64
+#define GV_MAX_MAC_ADDRS 32 /* primary + unicast table */
+#define GV_MAX_MC_ADDRS 64
 
 /* The RX and TX paths; chosen per port by gv_path_select(). */
 enum gv_rx_path {
@@ -138,9 +140,14 @@ struct gv_hw {
 	struct rte_ether_addr mac;
 	bool negotiated;
 	bool started;
+	uint16_t nb_rxq_conf, nb_txq_conf; /* queue counts of the last configure */
 
 	enum gv_rx_path rx_path;
 	enum gv_tx_path tx_path;
+
+	struct gv_ctrlq *cvq; /* control queue (gv_ctrl.c), NULL if none */
+	struct rte_ether_addr mc[GV_MAX_MC_ADDRS]; /* multicast list */
+	uint32_t n_mc;
 };
 
 static inline bool gv_has(const struct gv_hw *hw, unsigned int bit)
@@ -171,6 +178,10 @@ int gv_path_select(struct gv_hw *hw, uint64_t rx_offloads, uint64_t tx_offloads,
 /* gv_ethdev.c */
 struct rte_eth_dev;
 int gv_ethdev_init(struct rte_eth_dev *dev, struct gv_hw *hw);
+/* Ring, core state and indirect tables of one virtqueue. */
+int gv_queue_alloc(struct rte_eth_dev *dev, struct gv_queue *q, uint16_t vq_idx,
+		   uint16_t queue_id, uint16_t nb_desc, unsigned int socket, uint16_t max_ind);
+void gv_queue_free(struct gv_queue *q);
 /* Re-read link state (backend present, device status) into ethdev. */
 int gv_link_refresh(struct rte_eth_dev *dev);
 

@@ -43,6 +43,12 @@ struct gv_transport_ops {
 	bool (*link_up)(struct gv_hw *hw);
 	/* Free transport state (port close). */
 	void (*close)(struct gv_hw *hw);
+	/*
+	 * Optional: the transport acts on control commands itself (no
+	 * control virtqueue is set up). 0 (OK), -ENOTSUP, or -errno.
+	 */
+	int (*ctrl)(struct gv_hw *hw, uint8_t cls, uint8_t cmd, const uint8_t *data,
+		    uint32_t len);
 };
 
 #endif /* GV_TRANSPORT_H */

@@ -52,8 +52,14 @@ struct gv_user {
 	int callfd[GV_USER_MAX_VQ];
 };
 
-/* Features this side emulates: the config space is ours. */
-#define GV_USER_EMULATED (GV_BIT(GV_NET_F_MAC) | GV_BIT(GV_NET_F_STATUS))
+/*
+ * Features this side emulates and never passes to the back-end: the
+ * config space is ours, and so is the control queue (the back-end has
+ * none; user_ctrl() acts on the commands).
+ */
+#define GV_USER_EMULATED                                                       \
+	(GV_BIT(GV_NET_F_MAC) | GV_BIT(GV_NET_F_STATUS) | GV_BIT(GV_NET_F_CTRL_VQ) |  \
+	 GV_BIT(GV_NET_F_CTRL_RX) | GV_BIT(GV_NET_F_CTRL_MAC_ADDR))
 #define GV_USER_PROTOCOL                                                       \
 	(GV_BIT(GV_VHU_PROTOCOL_F_MQ) | GV_BIT(GV_VHU_PROTOCOL_F_REPLY_ACK) |   \
 	 GV_BIT(GV_VHU_PROTOCOL_F_STATUS))
@@ -137,7 +143,8 @@ static int user_get_features(struct gv_hw *hw, uint64_t *features)
 	if (ret)
 		return ret;
 	*features = (tp_of(hw)->backend_features & ~GV_BIT(GV_VHU_F_PROTOCOL_FEATURES) &
-		     ~GV_BIT(26) /* VHOST_F_LOG_ALL: ours to ask, not the driver's */) |
+		     ~GV_BIT(26) /* VHOST_F_LOG_ALL: ours to ask, not the driver's */ &
+		     ~GV_BIT(GV_NET_F_CTRL_VLAN) /* no filter to emulate it with */) |
 		    GV_USER_EMULATED;
 	return 0;
 }
@@ -145,7 +152,7 @@ static int user_get_features(struct gv_hw *hw, uint64_t *features)
 static int user_set_features(struct gv_hw *hw, uint64_t features)
 {
 	struct gv_user *u = tp_of(hw);
-	uint64_t f = features & u->backend_features;
+	uint64_t f = features & u->backend_features & ~GV_USER_EMULATED;
 
 	if (!u->conn)
 		return -ENOTCONN;
@@ -180,6 +187,10 @@ static int user_read_config(struct gv_hw *hw, uint32_t off, void *dst, uint32_t 
 {
 	if (off == GV_NET_CFG_MAC && len == RTE_ETHER_ADDR_LEN) {
 		memcpy(dst, &hw->mac, len);
+		return 0;
+	}
+	if (off == GV_NET_CFG_MAX_PAIRS && len == 2) {
+		memcpy(dst, &hw->max_queue_pairs, 2);
 		return 0;
 	}
 	if (off == GV_NET_CFG_STATUS && len == 2) {
@@ -355,6 +366,56 @@ static void mem_event(enum rte_mem_event type, const void *addr, size_t len, voi
 	pthread_mutex_unlock(&u->lock);
 }
 
+/*
+ * Control commands, acted on here. The back-end delivers everything it
+ * gets, so only the states that match that are accepted: promiscuous and
+ * all-multicast on, empty filter tables. Queue pairs become ring enables.
+ */
+static int user_ctrl_locked(struct gv_hw *hw, uint8_t cls, uint8_t cmd, const uint8_t *data,
+			    uint32_t len)
+{
+	struct gv_user *u = tp_of(hw);
+	uint16_t pairs;
+	int ret = 0;
+
+	switch (cls) {
+	case 0: /* RX: PROMISC, ALLMULTI */
+		return len == 1 && data[0] == 1 ? 0 : -ENOTSUP;
+	case 1: /* MAC */
+		if (cmd == 1) /* ADDR_SET: the MAC is ours */
+			return 0;
+		/* TABLE_SET: two empty tables only */
+		return len == 8 && !memcmp(data, "\0\0\0\0\0\0\0\0", 8) ? 0 : -ENOTSUP;
+	case 4: /* MQ */
+		if (cmd != 0 || len != 2)
+			return -ENOTSUP;
+		memcpy(&pairs, data, 2);
+		if (pairs == 0 || pairs > hw->max_queue_pairs)
+			return -EINVAL;
+		if (!u->conn)
+			return -ENOTCONN;
+		if (!(u->backend_features & GV_BIT(GV_VHU_F_PROTOCOL_FEATURES)))
+			return 0;
+		for (uint16_t i = 0; ret == 0 && i < GV_USER_MAX_VQ; i++)
+			if (u->vq[i])
+				ret = gv_vhu_set_vring_enable(u->conn, i, i < 2u * pairs);
+		return ret;
+	default:
+		return -ENOTSUP;
+	}
+}
+
+static int user_ctrl(struct gv_hw *hw, uint8_t cls, uint8_t cmd, const uint8_t *data,
+		     uint32_t len)
+{
+	int ret;
+
+	user_lock(hw);
+	ret = user_ctrl_locked(hw, cls, cmd, data, len);
+	user_unlock(hw);
+	return ret;
+}
+
 /* The ops the control path calls, serialised against each other. */
 static int locked_get_features(struct gv_hw *hw, uint64_t *f)
 {
@@ -448,6 +509,7 @@ static const struct gv_transport_ops user_ops = {
 	.notify = user_notify,
 	.link_up = locked_link_up,
 	.close = user_close,
+	.ctrl = user_ctrl,
 };
 
 /* ------------------------------------------------------------ devargs -- */
