@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <ethdev_driver.h>
+#include <rte_interrupts.h>
 #include <rte_malloc.h>
 #include <rte_memzone.h>
 
@@ -348,6 +349,60 @@ static uint32_t rx_mbuf_room(struct rte_eth_dev *dev)
 
 static int gv_dev_stop(struct rte_eth_dev *dev);
 
+/*
+ * RX interrupts (intr_conf.rxq): each RX queue's call eventfd becomes an
+ * efd of the port's interrupt handle, so rte_eth_dev_rx_intr_ctl_q() and
+ * the epoll helpers work; enable/disable ask the device through the ring.
+ */
+static int rx_intr_setup(struct rte_eth_dev *dev)
+{
+	uint16_t n = dev->data->nb_rx_queues;
+	struct rte_intr_handle *ih;
+
+	if (!dev->data->dev_conf.intr_conf.rxq)
+		return 0;
+	if (!dev->intr_handle) {
+		dev->intr_handle = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+		if (!dev->intr_handle)
+			return -ENOMEM;
+	}
+	ih = dev->intr_handle;
+	rte_intr_vec_list_free(ih);
+	if (rte_intr_type_set(ih, RTE_INTR_HANDLE_VDEV) || rte_intr_nb_efd_set(ih, n) ||
+	    rte_intr_max_intr_set(ih, n + 1) || rte_intr_efd_counter_size_set(ih, 8) ||
+	    rte_intr_vec_list_alloc(ih, "gv_rx_intr", n))
+		return -ENOMEM;
+	for (uint16_t i = 0; i < n; i++) {
+		struct gv_rxq *rxq = dev->data->rx_queues[i];
+
+		if (rxq->q.callfd < 0) {
+			GV_LOG(ERR, "%s: rx queue %u has no interrupt fd", dev->data->name, i);
+			return -ENOTSUP;
+		}
+		if (rte_intr_efds_index_set(ih, i, rxq->q.callfd) ||
+		    rte_intr_vec_list_index_set(ih, i, RTE_INTR_VEC_RXTX_OFFSET + i))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int gv_rx_intr_enable(struct rte_eth_dev *dev, uint16_t qid)
+{
+	struct gv_rxq *rxq = dev->data->rx_queues[qid];
+
+	/* Pending packets are fine: the app polls once more after enabling. */
+	gv_vq_enable_cb(rxq->q.vq);
+	return 0;
+}
+
+static int gv_rx_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
+{
+	struct gv_rxq *rxq = dev->data->rx_queues[qid];
+
+	gv_vq_disable_cb(rxq->q.vq);
+	return 0;
+}
+
 static int gv_dev_start(struct rte_eth_dev *dev)
 {
 	struct gv_hw *hw = hw_of(dev);
@@ -404,8 +459,18 @@ static int gv_dev_start(struct rte_eth_dev *dev)
 		hw->started = false;
 		goto fail;
 	}
-	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
+	/* Polling by default: no interrupts (eventfd writes) from the device. */
+	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {
+		gv_vq_disable_cb(((struct gv_rxq *)dev->data->rx_queues[i])->q.vq);
 		gv_rxq_refill(dev->data->rx_queues[i]);
+	}
+	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
+		gv_vq_disable_cb(((struct gv_txq *)dev->data->tx_queues[i])->q.vq);
+	ret = rx_intr_setup(dev);
+	if (ret) {
+		hw->started = false;
+		goto fail;
+	}
 	dev->rx_pkt_burst = gv_rx_fn(hw, hw->rx_path);
 	dev->tx_pkt_burst = gv_tx_fn(hw, hw->tx_path);
 	dev->tx_pkt_prepare = hw->tx_path == GV_TX_FULL ? gv_tx_prepare : NULL;
@@ -466,6 +531,8 @@ static int gv_dev_close(struct rte_eth_dev *dev)
 	gv_ctrl_release(hw);
 	if (hw->ops)
 		hw->ops->close(hw);
+	rte_intr_instance_free(dev->intr_handle);
+	dev->intr_handle = NULL;
 	hw->ops = NULL;
 	return 0;
 }
@@ -543,6 +610,8 @@ static const struct eth_dev_ops gv_ops = {
 	.allmulticast_enable = gv_allmulticast_enable,
 	.allmulticast_disable = gv_allmulticast_disable,
 	.vlan_filter_set = gv_vlan_filter_set,
+	.rx_queue_intr_enable = gv_rx_intr_enable,
+	.rx_queue_intr_disable = gv_rx_intr_disable,
 	.stats_get = gv_stats_get,
 	.stats_reset = gv_stats_reset,
 	.xstats_get = gv_xstats_get,

@@ -19,6 +19,7 @@
 #include <bus_vdev_driver.h>
 #include <ethdev_driver.h>
 #include <ethdev_vdev.h>
+#include <rte_interrupts.h>
 #include <rte_kvargs.h>
 #include <rte_malloc.h>
 #include <rte_memory.h>
@@ -46,6 +47,9 @@ struct gv_user {
 	pthread_mutex_t lock;
 	bool mem_dirty;
 	bool mem_cb;
+	/* The connection's fd in EAL's interrupt thread: hang-up -> LSC. */
+	struct rte_intr_handle *ih;
+	bool ih_on;
 	char cb_name[64];
 	struct gv_queue *vq[GV_USER_MAX_VQ];
 	int kickfd[GV_USER_MAX_VQ];
@@ -69,10 +73,42 @@ static struct gv_user *tp_of(struct gv_hw *hw)
 	return hw->tp;
 }
 
+static void conn_event(void *arg);
+
+/* Watch the connection's fd so a vanishing back-end is noticed at once. */
+static void watch_conn(struct gv_hw *hw)
+{
+	struct gv_user *u = tp_of(hw);
+
+	if (!u->ih || !u->conn || u->ih_on)
+		return;
+	if (rte_intr_fd_set(u->ih, gv_vhu_fd(u->conn)) == 0 &&
+	    rte_intr_callback_register(u->ih, conn_event, hw) == 0)
+		u->ih_on = true;
+}
+
+static void unwatch_conn(struct gv_hw *hw, bool from_callback)
+{
+	struct gv_user *u = tp_of(hw);
+
+	if (!u->ih_on)
+		return;
+	u->ih_on = false;
+	/*
+	 * -EAGAIN: the callback is running (possibly waiting for our lock):
+	 * mark it for removal instead, which only works while it runs.
+	 */
+	while ((from_callback ? -EAGAIN : rte_intr_callback_unregister(u->ih, conn_event, hw)) ==
+		       -EAGAIN &&
+	       rte_intr_callback_unregister_pending(u->ih, conn_event, hw, NULL) == -EAGAIN)
+		;
+}
+
 static void drop_conn(struct gv_hw *hw)
 {
 	struct gv_user *u = tp_of(hw);
 
+	unwatch_conn(hw, false);
 	if (u->conn) {
 		GV_LOG(NOTICE, "%s: vhost-user back-end on %s gone", hw->name, u->path);
 		gv_vhu_close(u->conn);
@@ -133,7 +169,10 @@ static int ensure_conn(struct gv_hw *hw, int wait_ms)
 		return ret == -EAGAIN ? -ENOTCONN : ret;
 	}
 	GV_LOG(INFO, "%s: vhost-user back-end connected on %s", hw->name, u->path);
-	return handshake(hw);
+	ret = handshake(hw);
+	if (ret == 0)
+		watch_conn(hw);
+	return ret;
 }
 
 static int user_get_features(struct gv_hw *hw, uint64_t *features)
@@ -416,6 +455,42 @@ static int user_ctrl(struct gv_hw *hw, uint8_t cls, uint8_t cmd, const uint8_t *
 	return ret;
 }
 
+/*
+ * EAL interrupt thread: the connection's fd is readable or hung up. A
+ * reply the control path is waiting for also wakes us: we take the lock
+ * (so the control path has finished with the socket) and only act on a
+ * hang-up.
+ */
+static void conn_event(void *arg)
+{
+	struct gv_hw *hw = arg;
+	struct gv_user *u = tp_of(hw);
+	struct rte_eth_dev *dev = &rte_eth_devices[hw->port_id];
+	struct pollfd p = { .events = POLLRDHUP };
+	bool gone = false;
+
+	user_lock(hw);
+	if (u->conn && u->ih_on) {
+		p.fd = gv_vhu_fd(u->conn);
+		if (gv_vhu_dead(u->conn) ||
+		    (poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)))) {
+			unwatch_conn(hw, true);
+			gone = true;
+			gv_vhu_close(u->conn);
+			u->conn = NULL;
+			u->running = false;
+			GV_LOG(NOTICE, "%s: vhost-user back-end on %s gone: link down", hw->name,
+			       u->path);
+		}
+	}
+	user_unlock(hw);
+	if (gone && dev->data->dev_private == hw) {
+		gv_link_refresh(dev);
+		if (dev->data->dev_conf.intr_conf.lsc)
+			rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, NULL);
+	}
+}
+
 /* The ops the control path calls, serialised against each other. */
 static int locked_get_features(struct gv_hw *hw, uint64_t *f)
 {
@@ -480,6 +555,9 @@ static void user_close(struct gv_hw *hw)
 		return;
 	if (u->mem_cb)
 		rte_mem_event_callback_unregister(u->cb_name, hw);
+	unwatch_conn(hw, false);
+	rte_intr_instance_free(u->ih);
+	u->ih = NULL;
 	user_stop(hw);
 	if (u->conn)
 		gv_vhu_close(u->conn);
@@ -695,11 +773,16 @@ static int user_probe(struct rte_vdev_device *vdev)
 	for (int i = 0; i < GV_USER_MAX_VQ; i++)
 		u->kickfd[i] = u->callfd[i] = -1;
 	pthread_mutex_init(&u->lock, NULL);
+	u->ih = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	if (u->ih)
+		rte_intr_type_set(u->ih, RTE_INTR_HANDLE_EXT);
 	snprintf(u->path, sizeof(u->path), "%s", a.path);
 	u->server = a.server;
 	hw->tp = u;
 	hw->ops = &user_ops;
 	snprintf(hw->name, sizeof(hw->name), "%s", name);
+	hw->port_id = dev->data->port_id;
+	dev->data->dev_flags |= RTE_ETH_DEV_INTR_LSC;
 	hw->req_queue_pairs = hw->max_queue_pairs = (uint16_t)a.queues;
 	hw->queue_size = (uint16_t)a.queue_size;
 	hw->want_packed = a.packed;
