@@ -35,16 +35,23 @@ enum gv_barrier {
 #define gv_smp_mb_() __asm__ __volatile__("lock; addl $0,-128(%%rsp)" ::: "memory", "cc")
 #define gv_smp_rmb_() gv_compiler_barrier()
 #define gv_smp_wmb_() gv_compiler_barrier()
+/*
+ * Against a device on coherent (write-back) memory x86 keeps loads in
+ * order with loads and stores with stores even for non-CPU observers, so
+ * the mandatory rmb/wmb only stop the compiler (as Linux's dma_rmb/wmb);
+ * the store->load order of mb needs mfence.
+ */
 #define gv_io_mb_() __asm__ __volatile__("mfence" ::: "memory")
-#define gv_io_rmb_() __asm__ __volatile__("lfence" ::: "memory")
-#define gv_io_wmb_() __asm__ __volatile__("sfence" ::: "memory")
+#define gv_io_rmb_() gv_compiler_barrier()
+#define gv_io_wmb_() gv_compiler_barrier()
 #elif defined(__aarch64__)
 #define gv_smp_mb_() __asm__ __volatile__("dmb ish" ::: "memory")
 #define gv_smp_rmb_() __asm__ __volatile__("dmb ishld" ::: "memory")
 #define gv_smp_wmb_() __asm__ __volatile__("dmb ishst" ::: "memory")
+/* Outer-shareable domain: ordered for devices, not just other CPUs. */
 #define gv_io_mb_() __asm__ __volatile__("dsb sy" ::: "memory")
-#define gv_io_rmb_() __asm__ __volatile__("dsb ld" ::: "memory")
-#define gv_io_wmb_() __asm__ __volatile__("dsb st" ::: "memory")
+#define gv_io_rmb_() __asm__ __volatile__("dmb oshld" ::: "memory")
+#define gv_io_wmb_() __asm__ __volatile__("dmb oshst" ::: "memory")
 #else
 /* Portable fallback: sequentially consistent fences for everything. */
 #define gv_smp_mb_() __atomic_thread_fence(__ATOMIC_SEQ_CST)

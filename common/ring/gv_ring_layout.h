@@ -75,6 +75,9 @@ struct gv_packed_event {
 	uint16_t flags;
 };
 
+#ifdef __cplusplus
+#define _Static_assert static_assert
+#endif
 _Static_assert(sizeof(struct gv_split_desc) == 16, "split desc is 16 bytes");
 _Static_assert(sizeof(struct gv_packed_desc) == 16, "packed desc is 16 bytes");
 _Static_assert(sizeof(struct gv_split_used_elem) == 8, "used elem is 8 bytes");
