@@ -124,9 +124,11 @@ static int gv_dev_configure(struct rte_eth_dev *dev)
 	}
 	hw->nb_rxq_conf = dev->data->nb_rx_queues;
 	hw->nb_txq_conf = dev->data->nb_tx_queues;
+	pthread_mutex_lock(&hw->ctl_lock);
 	ret = negotiate(dev);
 	if (ret == 0)
 		ret = gv_ctrl_setup(dev);
+	pthread_mutex_unlock(&hw->ctl_lock);
 	if (ret == 0 && pairs > 1 && !gv_has(hw, GV_NET_F_MQ) && hw->ops->ctrl == NULL) {
 		GV_LOG(ERR, "%s: %u queue pairs need multi-queue (MQ), which the device lacks",
 		       hw->name, pairs);
@@ -347,7 +349,6 @@ static uint32_t rx_mbuf_room(struct rte_eth_dev *dev)
 	return room;
 }
 
-static int gv_dev_stop(struct rte_eth_dev *dev);
 
 /*
  * RX interrupts (intr_conf.rxq): each RX queue's call eventfd becomes an
@@ -403,13 +404,77 @@ static int gv_rx_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
 	return 0;
 }
 
-static int gv_dev_start(struct rte_eth_dev *dev)
+/* Every queue the port runs, RX then TX; `fn` for each. */
+static void for_each_queue(struct rte_eth_dev *dev, void (*fn)(struct gv_queue *q))
+{
+	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
+		if (dev->data->rx_queues[i])
+			fn(&((struct gv_rxq *)dev->data->rx_queues[i])->q);
+	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
+		if (dev->data->tx_queues[i])
+			fn(&((struct gv_txq *)dev->data->tx_queues[i])->q);
+}
+
+/* The device no longer touches the rings: take every mbuf back. */
+static void drain_all(struct rte_eth_dev *dev)
+{
+	struct gv_hw *hw = hw_of(dev);
+
+	gv_ctrl_reset(hw);
+	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
+		if (dev->data->rx_queues[i])
+			gv_rxq_drain(dev->data->rx_queues[i]);
+	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
+		if (dev->data->tx_queues[i])
+			gv_txq_drain(dev->data->tx_queues[i]);
+}
+
+/*
+ * Hand every (reset) ring to the device and start it: queues, control
+ * queue, DRIVER_OK, the control state, RX buffers. Shared by start and
+ * by a restart under a running port.
+ */
+static int rings_go(struct rte_eth_dev *dev)
+{
+	struct gv_hw *hw = hw_of(dev);
+	int ret = 0;
+
+	for (uint16_t i = 0; ret == 0 && i < dev->data->nb_rx_queues; i++)
+		ret = hw->ops->setup_queue(hw, &((struct gv_rxq *)dev->data->rx_queues[i])->q);
+	for (uint16_t i = 0; ret == 0 && i < dev->data->nb_tx_queues; i++)
+		ret = hw->ops->setup_queue(hw, &((struct gv_txq *)dev->data->tx_queues[i])->q);
+	if (ret == 0 && gv_ctrl_queue(hw))
+		ret = hw->ops->setup_queue(hw, gv_ctrl_queue(hw));
+	if (ret == 0)
+		ret = hw->ops->start(hw);
+	if (ret)
+		return ret;
+	hw->started = true;
+	ret = gv_ctrl_replay(dev);
+	if (ret == 0)
+		ret = rx_intr_setup(dev);
+	if (ret) {
+		hw->started = false;
+		return ret;
+	}
+	/* Polling by default: no interrupts (eventfd writes) from the device. */
+	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {
+		gv_vq_disable_cb(((struct gv_rxq *)dev->data->rx_queues[i])->q.vq);
+		gv_rxq_refill(dev->data->rx_queues[i]);
+	}
+	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
+		gv_vq_disable_cb(((struct gv_txq *)dev->data->tx_queues[i])->q.vq);
+	return 0;
+}
+
+static int do_start(struct rte_eth_dev *dev)
 {
 	struct gv_hw *hw = hw_of(dev);
 	const struct rte_eth_conf *conf = &dev->data->dev_conf;
 	uint32_t frame = (uint32_t)dev->data->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN +
 			 RTE_VLAN_HLEN + hw->hdr_size;
 	uint32_t room = rx_mbuf_room(dev);
+	uint64_t rxo = conf->rxmode.offloads;
 	int ret;
 
 	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
@@ -418,13 +483,11 @@ static int gv_dev_start(struct rte_eth_dev *dev)
 	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
 		if (!dev->data->tx_queues[i])
 			return -EINVAL;
-	ret = gv_path_select(hw, conf->rxmode.offloads, conf->txmode.offloads, frame, room);
+	ret = gv_path_select(hw, rxo, conf->txmode.offloads, frame, room);
 	if (ret)
 		return ret;
 	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {
 		struct gv_rxq *rxq = dev->data->rx_queues[i];
-
-		uint64_t rxo = conf->rxmode.offloads;
 
 		rxq->chain_len = hw->rx_path == GV_RX_FULL ? (uint16_t)((frame + room - 1) / room) : 1;
 		rxq->ol_csum = rxo & (RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM);
@@ -436,40 +499,13 @@ static int gv_dev_start(struct rte_eth_dev *dev)
 			       "use larger mbufs or mrg_rxbuf=1", hw->name, frame, rxq->chain_len, room);
 			return -EINVAL;
 		}
-		ret = hw->ops->setup_queue(hw, &rxq->q);
-		if (ret)
-			goto fail;
 	}
-	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++) {
-		ret = hw->ops->setup_queue(hw, &((struct gv_txq *)dev->data->tx_queues[i])->q);
-		if (ret)
-			goto fail;
-	}
-	if (gv_ctrl_queue(hw)) {
-		ret = hw->ops->setup_queue(hw, gv_ctrl_queue(hw));
-		if (ret)
-			goto fail;
-	}
-	ret = hw->ops->start(hw);
-	if (ret)
-		goto fail;
-	hw->started = true;
-	ret = gv_ctrl_replay(dev);
+	ret = rings_go(dev);
 	if (ret) {
-		hw->started = false;
-		goto fail;
-	}
-	/* Polling by default: no interrupts (eventfd writes) from the device. */
-	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {
-		gv_vq_disable_cb(((struct gv_rxq *)dev->data->rx_queues[i])->q.vq);
-		gv_rxq_refill(dev->data->rx_queues[i]);
-	}
-	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
-		gv_vq_disable_cb(((struct gv_txq *)dev->data->tx_queues[i])->q.vq);
-	ret = rx_intr_setup(dev);
-	if (ret) {
-		hw->started = false;
-		goto fail;
+		GV_LOG(ERR, "%s: start failed: %s", hw->name, strerror(-ret));
+		hw->ops->stop(hw);
+		drain_all(dev);
+		return ret;
 	}
 	dev->rx_pkt_burst = gv_rx_fn(hw, hw->rx_path);
 	dev->tx_pkt_burst = gv_tx_fn(hw, hw->tx_path);
@@ -481,39 +517,76 @@ static int gv_dev_start(struct rte_eth_dev *dev)
 	dev->data->dev_started = 1;
 	gv_link_refresh(dev);
 	return 0;
-fail:
-	GV_LOG(ERR, "%s: start failed: %s", hw->name, strerror(-ret));
-	hw->ops->stop(hw);
-	gv_ctrl_reset(hw);
+}
+
+static int do_stop(struct rte_eth_dev *dev)
+{
+	struct gv_hw *hw = hw_of(dev);
+
+	dev->rx_pkt_burst = gv_rx_fn(hw, GV_RX_PATH_MAX);
+	dev->tx_pkt_burst = gv_tx_fn(hw, GV_TX_PATH_MAX);
+	/* An lcore still in a burst finishes it before the rings go. */
+	for_each_queue(dev, gv_queue_pause);
+	if (hw->started)
+		hw->ops->stop(hw);
+	hw->started = false;
+	drain_all(dev);
+	for_each_queue(dev, gv_queue_resume);
 	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
-		gv_rxq_drain(dev->data->rx_queues[i]);
+		dev->data->rx_queue_state[i] = RTE_ETH_QUEUE_STATE_STOPPED;
+	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
+		dev->data->tx_queue_state[i] = RTE_ETH_QUEUE_STATE_STOPPED;
+	dev->data->dev_started = 0;
+	gv_link_refresh(dev);
+	return 0;
+}
+
+int gv_port_rings_restart(struct rte_eth_dev *dev)
+{
+	struct gv_hw *hw = hw_of(dev);
+	int ret;
+
+	if (!dev->data->dev_started)
+		return 0;
+	for_each_queue(dev, gv_queue_pause);
+	hw->ops->stop(hw);
+	hw->started = false;
+	drain_all(dev);
+	ret = rings_go(dev);
+	if (ret) {
+		GV_LOG(ERR, "%s: could not restart the rings: %s", hw->name, strerror(-ret));
+		hw->ops->stop(hw);
+		drain_all(dev);
+	}
+	for_each_queue(dev, gv_queue_resume);
+	if (ret == 0)
+		GV_LOG(NOTICE, "%s: rings restarted with the device: traffic resumes", hw->name);
+	gv_link_refresh(dev);
+	if (dev->data->dev_conf.intr_conf.lsc)
+		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, NULL);
+	return ret;
+}
+
+static int gv_dev_start(struct rte_eth_dev *dev)
+{
+	struct gv_hw *hw = hw_of(dev);
+	int ret;
+
+	pthread_mutex_lock(&hw->ctl_lock);
+	ret = do_start(dev);
+	pthread_mutex_unlock(&hw->ctl_lock);
 	return ret;
 }
 
 static int gv_dev_stop(struct rte_eth_dev *dev)
 {
 	struct gv_hw *hw = hw_of(dev);
+	int ret;
 
-	dev->rx_pkt_burst = gv_rx_fn(hw, GV_RX_PATH_MAX);
-	dev->tx_pkt_burst = gv_tx_fn(hw, GV_TX_PATH_MAX);
-	if (hw->started)
-		hw->ops->stop(hw);
-	hw->started = false;
-	gv_ctrl_reset(hw);
-	/* The device no longer touches the rings: take every mbuf back. */
-	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {
-		if (dev->data->rx_queues[i])
-			gv_rxq_drain(dev->data->rx_queues[i]);
-		dev->data->rx_queue_state[i] = RTE_ETH_QUEUE_STATE_STOPPED;
-	}
-	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++) {
-		if (dev->data->tx_queues[i])
-			gv_txq_drain(dev->data->tx_queues[i]);
-		dev->data->tx_queue_state[i] = RTE_ETH_QUEUE_STATE_STOPPED;
-	}
-	dev->data->dev_started = 0;
-	gv_link_refresh(dev);
-	return 0;
+	pthread_mutex_lock(&hw->ctl_lock);
+	ret = do_stop(dev);
+	pthread_mutex_unlock(&hw->ctl_lock);
+	return ret;
 }
 
 static int gv_dev_close(struct rte_eth_dev *dev)
@@ -522,8 +595,9 @@ static int gv_dev_close(struct rte_eth_dev *dev)
 
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
 		return 0;
+	pthread_mutex_lock(&hw->ctl_lock);
 	if (dev->data->dev_started)
-		gv_dev_stop(dev);
+		do_stop(dev);
 	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
 		gv_rx_queue_release(dev, i);
 	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
@@ -533,6 +607,7 @@ static int gv_dev_close(struct rte_eth_dev *dev)
 		hw->ops->close(hw);
 	rte_intr_instance_free(dev->intr_handle);
 	dev->intr_handle = NULL;
+	pthread_mutex_unlock(&hw->ctl_lock);
 	hw->ops = NULL;
 	return 0;
 }
@@ -626,6 +701,7 @@ int gv_ethdev_init(struct rte_eth_dev *dev, struct gv_hw *hw)
 	dev->rx_pkt_burst = gv_rx_fn(hw, GV_RX_PATH_MAX);
 	dev->tx_pkt_burst = gv_tx_fn(hw, GV_TX_PATH_MAX);
 	hw->port_id = dev->data->port_id;
+	pthread_mutex_init(&hw->ctl_lock, NULL);
 	if (!hw->max_mtu)
 		hw->max_mtu = GV_MAX_RX_PKTLEN - RTE_ETHER_HDR_LEN - RTE_ETHER_CRC_LEN;
 	dev->data->mac_addrs = rte_zmalloc("gv_mac", RTE_ETHER_ADDR_LEN * GV_MAX_MAC_ADDRS, 0);

@@ -8,6 +8,7 @@
 #ifndef GV_PMD_H
 #define GV_PMD_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -70,8 +71,16 @@ struct gv_qstats {
 	uint64_t kicks;
 };
 
+/*
+ * Who owns a queue's ring: the datapath takes it (IDLE -> BUSY) for the
+ * length of one burst; the control path pauses it (IDLE -> PAUSED) to
+ * reset the ring under a running port (a back-end that came back).
+ */
+enum { GV_Q_IDLE = 0, GV_Q_BUSY = 1, GV_Q_PAUSED = 2 };
+
 /* The part common to RX and TX queues. */
 struct gv_queue {
+	uint32_t state; /* GV_Q_*, first: the burst touches it first */
 	struct gv_vq *vq; /* core state, rte_malloc'd */
 	const struct rte_memzone *mz; /* ring (+ indirect tables) */
 	struct gv_hw *hw;
@@ -140,6 +149,11 @@ struct gv_hw {
 	struct rte_ether_addr mac;
 	bool negotiated;
 	bool started;
+	/*
+	 * Serialises start/stop/configure/close with the transport's
+	 * interrupt-thread work (a returning back-end), which only try-locks.
+	 */
+	pthread_mutex_t ctl_lock;
 	uint16_t nb_rxq_conf, nb_txq_conf; /* queue counts of the last configure */
 
 	enum gv_rx_path rx_path;
@@ -154,6 +168,24 @@ static inline bool gv_has(const struct gv_hw *hw, unsigned int bit)
 {
 	return (hw->features & GV_BIT(bit)) != 0;
 }
+
+/* Datapath: take the queue for one burst; false if the control path has it. */
+static inline bool gv_queue_enter(struct gv_queue *q)
+{
+	uint32_t idle = GV_Q_IDLE;
+
+	return __atomic_compare_exchange_n(&q->state, &idle, GV_Q_BUSY, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
+}
+
+static inline void gv_queue_exit(struct gv_queue *q)
+{
+	__atomic_store_n(&q->state, GV_Q_IDLE, __ATOMIC_RELEASE);
+}
+
+/* Control path: wait for the current burst to end, then hold the queue. */
+void gv_queue_pause(struct gv_queue *q);
+void gv_queue_resume(struct gv_queue *q);
 
 /* gv_rxtx.c */
 uint16_t gv_rx_burst(void *rxq, struct rte_mbuf **pkts, uint16_t n);
@@ -184,5 +216,12 @@ int gv_queue_alloc(struct rte_eth_dev *dev, struct gv_queue *q, uint16_t vq_idx,
 void gv_queue_free(struct gv_queue *q);
 /* Re-read link state (backend present, device status) into ethdev. */
 int gv_link_refresh(struct rte_eth_dev *dev);
+/*
+ * The device came back (a new vhost-user back-end) while the port runs:
+ * pause the queues, give back every mbuf, reset the rings, hand them to
+ * the device again, refill, resume, and report the link. The caller holds
+ * hw->ctl_lock.
+ */
+int gv_port_rings_restart(struct rte_eth_dev *dev);
 
 #endif /* GV_PMD_H */

@@ -18,6 +18,7 @@
 #include <rte_branch_prediction.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
+#include <rte_pause.h>
 
 #include "gv_offload.h"
 #include "gv_pmd.h"
@@ -190,7 +191,7 @@ static __rte_always_inline void rx_finish(struct gv_rxq *rxq)
 		queue_broken(&rxq->q, "rx");
 }
 
-static uint16_t rx_simple(void *q, struct rte_mbuf **pkts, uint16_t n)
+static __rte_always_inline uint16_t rx_simple_body(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct gv_rxq *rxq = q;
 	const uint16_t hdr = rxq->hdr_size;
@@ -219,7 +220,7 @@ static uint16_t rx_simple(void *q, struct rte_mbuf **pkts, uint16_t n)
 	return nrx;
 }
 
-static uint16_t rx_mrg(void *q, struct rte_mbuf **pkts, uint16_t n)
+static __rte_always_inline uint16_t rx_mrg_body(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct gv_rxq *rxq = q;
 	const uint16_t hdr = rxq->hdr_size;
@@ -311,7 +312,7 @@ static struct rte_mbuf *rx_trim_chain(struct gv_rxq *rxq, struct rte_mbuf *head,
 	return head;
 }
 
-static uint16_t rx_full(void *q, struct rte_mbuf **pkts, uint16_t n)
+static __rte_always_inline uint16_t rx_full_body(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct gv_rxq *rxq = q;
 	const uint16_t hdr = rxq->hdr_size;
@@ -491,17 +492,17 @@ out:
 	return sent;
 }
 
-static uint16_t tx_simple(void *q, struct rte_mbuf **pkts, uint16_t n)
+static __rte_always_inline uint16_t tx_simple_body(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	return tx_simple_t(q, pkts, n, false);
 }
 
-static uint16_t tx_inorder(void *q, struct rte_mbuf **pkts, uint16_t n)
+static __rte_always_inline uint16_t tx_inorder_body(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	return tx_simple_t(q, pkts, n, true);
 }
 
-static uint16_t tx_full(void *q, struct rte_mbuf **pkts, uint16_t n)
+static __rte_always_inline uint16_t tx_full_body(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct gv_txq *txq = q;
 	uint16_t sent;
@@ -542,6 +543,49 @@ void gv_txq_drain(struct gv_txq *txq)
 		rte_pktmbuf_free(cookie);
 	gv_vq_reset(txq->q.vq);
 	txq->q.broken_logged = false;
+}
+
+/*
+ * The burst functions ethdev calls: each holds its queue for the length
+ * of the burst (one compare-and-swap), so the control path can pause a
+ * queue and reset its ring under a running port.
+ */
+#define GV_GUARDED(name, qtype)                                                \
+	static uint16_t name(void *q, struct rte_mbuf **pkts, uint16_t n)      \
+	{                                                                      \
+		struct gv_queue *gq = &((qtype *)q)->q;                        \
+		uint16_t r;                                                    \
+									       \
+		if (unlikely(!gv_queue_enter(gq)))                             \
+			return 0;                                              \
+		r = name##_body(q, pkts, n);                                   \
+		gv_queue_exit(gq);                                             \
+		return r;                                                      \
+	}
+
+GV_GUARDED(rx_simple, struct gv_rxq)
+GV_GUARDED(rx_mrg, struct gv_rxq)
+GV_GUARDED(rx_full, struct gv_rxq)
+GV_GUARDED(tx_simple, struct gv_txq)
+GV_GUARDED(tx_inorder, struct gv_txq)
+GV_GUARDED(tx_full, struct gv_txq)
+
+void gv_queue_pause(struct gv_queue *q)
+{
+	for (;;) {
+		uint32_t idle = GV_Q_IDLE;
+
+		if (__atomic_compare_exchange_n(&q->state, &idle, GV_Q_PAUSED, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED) ||
+		    idle == GV_Q_PAUSED)
+			return;
+		rte_pause();
+	}
+}
+
+void gv_queue_resume(struct gv_queue *q)
+{
+	__atomic_store_n(&q->state, GV_Q_IDLE, __ATOMIC_RELEASE);
 }
 
 /* A port that is not started (or whose backend left) moves nothing. */

@@ -50,6 +50,9 @@ struct gv_user {
 	/* The connection's fd in EAL's interrupt thread: hang-up -> LSC. */
 	struct rte_intr_handle *ih;
 	bool ih_on;
+	/* Server mode: the listening socket, for a back-end that comes back. */
+	struct rte_intr_handle *lih;
+	bool lih_on;
 	char cb_name[64];
 	struct gv_queue *vq[GV_USER_MAX_VQ];
 	int kickfd[GV_USER_MAX_VQ];
@@ -469,7 +472,9 @@ static void conn_event(void *arg)
 	struct pollfd p = { .events = POLLRDHUP };
 	bool gone = false;
 
-	user_lock(hw);
+	/* Never block the interrupt thread: busy now, called again (level). */
+	if (pthread_mutex_trylock(&u->lock) != 0)
+		return;
 	if (u->conn && u->ih_on) {
 		p.fd = gv_vhu_fd(u->conn);
 		if (gv_vhu_dead(u->conn) ||
@@ -489,6 +494,53 @@ static void conn_event(void *arg)
 		if (dev->data->dev_conf.intr_conf.lsc)
 			rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, NULL);
 	}
+}
+
+/*
+ * Server mode, EAL interrupt thread: someone connects to our socket. With
+ * no back-end, accept it, negotiate the features the port already runs
+ * with, and if the port is started hand it fresh rings: traffic resumes.
+ * A second back-end while one is connected is turned away.
+ */
+static void listen_event(void *arg)
+{
+	struct gv_hw *hw = arg;
+	struct gv_user *u = tp_of(hw);
+	struct rte_eth_dev *dev = &rte_eth_devices[hw->port_id];
+	bool restart = false;
+	int ret;
+
+	if (pthread_mutex_trylock(&hw->ctl_lock) != 0)
+		return; /* the control path is busy: we are called again */
+	if (pthread_mutex_trylock(&u->lock) != 0) {
+		pthread_mutex_unlock(&hw->ctl_lock);
+		return;
+	}
+	if (u->conn && !gv_vhu_dead(u->conn)) {
+		struct gv_vhu *extra;
+
+		if (gv_vhu_accept(u->lis, 0, 0, &extra) == 0) {
+			GV_LOG(WARNING, "%s: a second back-end connected to %s: refused", hw->name,
+			       u->path);
+			gv_vhu_close(extra);
+		}
+	} else {
+		ret = ensure_conn(hw, 0);
+		if (ret == 0 && hw->negotiated) {
+			if (hw->features & ~(u->backend_features | GV_USER_EMULATED))
+				ret = -ENOTSUP;
+			else
+				ret = user_set_features(hw, hw->features);
+			if (ret)
+				GV_LOG(ERR, "%s: the returning back-end lacks features the port "
+				       "runs with (%s): restart the port", hw->name, strerror(-ret));
+		}
+		restart = ret == 0 && dev->data->dev_started;
+	}
+	user_unlock(hw);
+	if (restart)
+		gv_port_rings_restart(dev);
+	pthread_mutex_unlock(&hw->ctl_lock);
 }
 
 /* The ops the control path calls, serialised against each other. */
@@ -558,6 +610,12 @@ static void user_close(struct gv_hw *hw)
 	unwatch_conn(hw, false);
 	rte_intr_instance_free(u->ih);
 	u->ih = NULL;
+	if (u->lih_on)
+		while (rte_intr_callback_unregister(u->lih, listen_event, hw) == -EAGAIN)
+			;
+	u->lih_on = false;
+	rte_intr_instance_free(u->lih);
+	u->lih = NULL;
 	user_stop(hw);
 	if (u->conn)
 		gv_vhu_close(u->conn);
@@ -816,6 +874,16 @@ static int user_probe(struct rte_vdev_device *vdev)
 	ret = gv_ethdev_init(dev, hw);
 	if (ret)
 		goto fail;
+	if (u->server) {
+		u->lih = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+		if (u->lih && rte_intr_type_set(u->lih, RTE_INTR_HANDLE_EXT) == 0 &&
+		    rte_intr_fd_set(u->lih, gv_vhu_listener_fd(u->lis)) == 0 &&
+		    rte_intr_callback_register(u->lih, listen_event, hw) == 0)
+			u->lih_on = true;
+		else
+			GV_LOG(WARNING, "%s: cannot watch %s: a back-end that restarts needs a port "
+			       "restart", name, u->path);
+	}
 	rte_eth_dev_probing_finish(dev);
 	GV_LOG(INFO, "%s: port %u on %s, %u queue pair(s)", name, dev->data->port_id, u->path,
 	       hw->max_queue_pairs);
