@@ -69,7 +69,7 @@ struct gv_user {
 	 GV_BIT(GV_NET_F_CTRL_RX) | GV_BIT(GV_NET_F_CTRL_MAC_ADDR))
 #define GV_USER_PROTOCOL                                                       \
 	(GV_BIT(GV_VHU_PROTOCOL_F_MQ) | GV_BIT(GV_VHU_PROTOCOL_F_REPLY_ACK) |   \
-	 GV_BIT(GV_VHU_PROTOCOL_F_STATUS))
+	 GV_BIT(GV_VHU_PROTOCOL_F_STATUS) | GV_BIT(GV_VHU_PROTOCOL_F_CONFIG))
 
 static struct gv_user *tp_of(struct gv_hw *hw)
 {
@@ -77,6 +77,8 @@ static struct gv_user *tp_of(struct gv_hw *hw)
 }
 
 static void conn_event(void *arg);
+static void user_lock(struct gv_hw *hw);
+static void user_unlock(struct gv_hw *hw);
 
 /* Watch the connection's fd so a vanishing back-end is noticed at once. */
 static void watch_conn(struct gv_hw *hw)
@@ -241,7 +243,18 @@ static int user_read_config(struct gv_hw *hw, uint32_t off, void *dst, uint32_t 
 		memcpy(dst, &st, 2);
 		return 0;
 	}
-	return -ENOTSUP;
+	/* The rest (MTU, speed, ...) from a back-end that has a config space. */
+	{
+		struct gv_user *u = tp_of(hw);
+		int ret = -ENOTSUP;
+
+		user_lock(hw);
+		if (u->conn &&
+		    (gv_vhu_protocol_features(u->conn) & GV_BIT(GV_VHU_PROTOCOL_F_CONFIG)))
+			ret = gv_vhu_get_config(u->conn, off, dst, len);
+		user_unlock(hw);
+		return ret;
+	}
 }
 
 static uint16_t user_queue_max(struct gv_hw *hw, uint16_t qidx)
