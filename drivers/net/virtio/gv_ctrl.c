@@ -19,6 +19,7 @@
 #include <rte_spinlock.h>
 
 #include "gv_ctrl.h"
+#include "gv_rss.h"
 
 struct gv_ctrlq {
 	struct gv_queue q;
@@ -306,8 +307,11 @@ int gv_ctrl_set_pairs(struct rte_eth_dev *dev, uint16_t pairs)
 	struct gv_hw *hw = dev->data->dev_private;
 	struct gv_ctrl_part p = { &pairs, 2 };
 
-	if (!gv_has(hw, GV_NET_F_MQ))
+	if (!gv_has(hw, GV_NET_F_MQ) && !gv_has(hw, GV_NET_F_RSS))
 		return pairs == 1 ? 0 : -ENOTSUP;
+	/* With RSS, RSS_CONFIG (its max_tx_vq) replaces VQ_PAIRS_SET. */
+	if (hw->rss.enabled)
+		return 0;
 	return gv_ctrl_cmd(hw, GV_CTRL_MQ, GV_CTRL_MQ_VQ_PAIRS_SET, &p, 1);
 }
 
@@ -319,6 +323,8 @@ int gv_ctrl_replay(struct rte_eth_dev *dev)
 	int ret;
 
 	ret = gv_ctrl_set_pairs(dev, pairs);
+	if (ret == 0)
+		ret = gv_rss_apply(dev);
 	if (ret)
 		return ret;
 	if (!gv_has(hw, GV_NET_F_CTRL_RX))

@@ -15,6 +15,7 @@
 #include "gv_ctrl.h"
 #include "gv_offload.h"
 #include "gv_pmd.h"
+#include "gv_rss.h"
 #include "gv_stats.h"
 
 RTE_LOG_REGISTER(gv_logtype, pmd.net.gvirtio, NOTICE);
@@ -44,6 +45,8 @@ static uint64_t wanted_features(const struct gv_hw *hw, const struct rte_eth_con
 		f |= GV_BIT(GV_NET_F_MQ);
 	if (conf->rxmode.offloads & RTE_ETH_RX_OFFLOAD_VLAN_FILTER)
 		f |= GV_BIT(GV_NET_F_CTRL_VLAN);
+	if (conf->rxmode.mq_mode & RTE_ETH_MQ_RX_RSS_FLAG)
+		f |= GV_BIT(GV_NET_F_RSS);
 
 	if (hw->want_packed)
 		f |= GV_BIT(GV_F_RING_PACKED);
@@ -128,6 +131,10 @@ static int gv_dev_configure(struct rte_eth_dev *dev)
 	ret = negotiate(dev);
 	if (ret == 0)
 		ret = gv_ctrl_setup(dev);
+	if (ret == 0) {
+		gv_rss_init(dev, hw->features);
+		ret = gv_rss_configure(dev);
+	}
 	pthread_mutex_unlock(&hw->ctl_lock);
 	if (ret == 0 && pairs > 1 && !gv_has(hw, GV_NET_F_MQ) && hw->ops->ctrl == NULL) {
 		GV_LOG(ERR, "%s: %u queue pairs need multi-queue (MQ), which the device lacks",
@@ -155,6 +162,9 @@ static int gv_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *in
 		hw->ops->get_features(hw, &offered);
 	info->rx_offload_capa = gv_rx_offload_capa(offered);
 	info->tx_offload_capa = gv_tx_offload_capa(offered);
+	if (!hw->negotiated)
+		gv_rss_init(dev, offered);
+	gv_rss_infos(dev, info);
 	info->rx_desc_lim.nb_max = qmax;
 	info->rx_desc_lim.nb_min = 2;
 	info->rx_desc_lim.nb_align = 1;
@@ -493,7 +503,10 @@ static int do_start(struct rte_eth_dev *dev)
 		rxq->ol_csum = rxo & (RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM);
 		rxq->ol_lro = rxo & RTE_ETH_RX_OFFLOAD_TCP_LRO;
 		rxq->ol_vlan_strip = rxo & RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
-		rxq->ol_any = rxq->ol_csum || rxq->ol_lro || rxq->ol_vlan_strip;
+		rxq->ol_rss_hash = (rxo & RTE_ETH_RX_OFFLOAD_RSS_HASH) &&
+				   gv_has(hw, GV_NET_F_HASH_REPORT);
+		rxq->ol_any = rxq->ol_csum || rxq->ol_lro || rxq->ol_vlan_strip ||
+			      rxq->ol_rss_hash;
 		if (rxq->chain_len > GV_RX_INDIRECT) {
 			GV_LOG(ERR, "%s: frames of %u bytes need %u mbufs of %u bytes each: "
 			       "use larger mbufs or mrg_rxbuf=1", hw->name, frame, rxq->chain_len, room);
@@ -685,6 +698,10 @@ static const struct eth_dev_ops gv_ops = {
 	.allmulticast_enable = gv_allmulticast_enable,
 	.allmulticast_disable = gv_allmulticast_disable,
 	.vlan_filter_set = gv_vlan_filter_set,
+	.rss_hash_update = gv_rss_hash_update,
+	.rss_hash_conf_get = gv_rss_hash_conf_get,
+	.reta_update = gv_reta_update,
+	.reta_query = gv_reta_query,
 	.rx_queue_intr_enable = gv_rx_intr_enable,
 	.rx_queue_intr_disable = gv_rx_intr_disable,
 	.stats_get = gv_stats_get,

@@ -67,6 +67,20 @@
 #define GV_NET_CFG_MTU 10
 #define GV_NET_CFG_SPEED 12
 #define GV_NET_CFG_DUPLEX 16
+#define GV_NET_CFG_RSS_KEY_SIZE 17 /* u8: largest hash key */
+#define GV_NET_CFG_RSS_TABLE_LEN 18 /* u16: largest indirection table */
+#define GV_NET_CFG_HASH_TYPES 20 /* u32: supported hash types */
+
+/* Hash types (RSS config, supported_hash_types) and hash report values. */
+#define GV_HASH_IPV4 (1u << 0)
+#define GV_HASH_TCPV4 (1u << 1)
+#define GV_HASH_UDPV4 (1u << 2)
+#define GV_HASH_IPV6 (1u << 3)
+#define GV_HASH_TCPV6 (1u << 4)
+#define GV_HASH_UDPV6 (1u << 5)
+#define GV_HASH_IP_EX (1u << 6)
+#define GV_HASH_TCP_EX (1u << 7)
+#define GV_HASH_UDP_EX (1u << 8)
 #define GV_NET_S_LINK_UP 1
 #define GV_NET_S_ANNOUNCE 2
 
@@ -89,9 +103,19 @@ struct gv_net_hdr {
 #define GV_NET_HDR_GSO_TCPV6 4
 #define GV_NET_HDR_GSO_ECN 0x80
 
+/* With HASH_REPORT the header grows by the hash value and its type. */
+struct gv_net_hdr_hash {
+	struct gv_net_hdr hdr;
+	uint32_t hash_value;
+	uint16_t hash_report; /* 0: none, else the type that was hashed */
+	uint16_t padding;
+};
+
 /* Header size for negotiated features (10 bytes only for legacy, no MRG). */
 static inline uint16_t gv_net_hdr_size(uint64_t features)
 {
+	if (features & GV_BIT(GV_NET_F_HASH_REPORT))
+		return sizeof(struct gv_net_hdr_hash);
 	return (features & (GV_BIT(GV_F_VERSION_1) | GV_BIT(GV_NET_F_MRG_RXBUF))) ? 12 : 10;
 }
 

@@ -45,6 +45,8 @@ uint64_t gv_rx_offload_capa(uint64_t features)
 	if ((features & GV_BIT(GV_NET_F_GUEST_CSUM)) &&
 	    (features & (GV_BIT(GV_NET_F_GUEST_TSO4) | GV_BIT(GV_NET_F_GUEST_TSO6))))
 		capa |= RTE_ETH_RX_OFFLOAD_TCP_LRO;
+	if (features & GV_BIT(GV_NET_F_HASH_REPORT))
+		capa |= RTE_ETH_RX_OFFLOAD_RSS_HASH;
 	return capa;
 }
 
@@ -62,6 +64,8 @@ uint64_t gv_offload_features(uint64_t rx_offloads, uint64_t tx_offloads)
 		f |= GV_BIT(GV_NET_F_GUEST_CSUM);
 	if (rx_offloads & RTE_ETH_RX_OFFLOAD_TCP_LRO)
 		f |= GV_BIT(GV_NET_F_GUEST_TSO4) | GV_BIT(GV_NET_F_GUEST_TSO6);
+	if (rx_offloads & RTE_ETH_RX_OFFLOAD_RSS_HASH)
+		f |= GV_BIT(GV_NET_F_HASH_REPORT);
 	return f;
 }
 
@@ -204,6 +208,14 @@ void gv_rx_offload(const struct gv_rxq *rxq, struct rte_mbuf *m, const struct gv
 	    h->gso_size) {
 		m->ol_flags |= RTE_MBUF_F_RX_LRO;
 		m->tso_segsz = h->gso_size;
+	}
+	if (rxq->ol_rss_hash) {
+		const struct gv_net_hdr_hash *hh = (const struct gv_net_hdr_hash *)h;
+
+		if (hh->hash_report) {
+			m->hash.rss = hh->hash_value;
+			m->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
+		}
 	}
 	if (rxq->ol_vlan_strip)
 		rte_vlan_strip(m);

@@ -22,7 +22,7 @@ uint64_t gv_offload_features(uint64_t rx_offloads, uint64_t tx_offloads);
 	(RTE_ETH_RX_OFFLOAD_SCATTER | RTE_ETH_RX_OFFLOAD_VLAN_STRIP |            \
 	 RTE_ETH_RX_OFFLOAD_VLAN_FILTER |                                        \
 	 RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM |           \
-	 RTE_ETH_RX_OFFLOAD_TCP_LRO)
+	 RTE_ETH_RX_OFFLOAD_TCP_LRO | RTE_ETH_RX_OFFLOAD_RSS_HASH)
 #define GV_TX_OFFLOAD_ALL                                                      \
 	(RTE_ETH_TX_OFFLOAD_MULTI_SEGS | RTE_ETH_TX_OFFLOAD_VLAN_INSERT |        \
 	 RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |          \

@@ -102,7 +102,7 @@ struct gv_rxq {
 	uint32_t addr_off; /* offset of buf_addr or buf_iova in the mbuf */
 	uint32_t refill_thresh;
 	bool ol_any; /* any of the below: gv_rx_offload() per packet */
-	bool ol_csum, ol_lro, ol_vlan_strip;
+	bool ol_csum, ol_lro, ol_vlan_strip, ol_rss_hash;
 	uint64_t nombuf;
 	/* GV_RX_MRG: the packet being assembled across bursts. */
 	struct rte_mbuf *mrg_head, *mrg_tail;
@@ -121,6 +121,21 @@ struct gv_txq {
 	bool indirect; /* RING_INDIRECT_DESC negotiated */
 	bool csum; /* CSUM negotiated */
 	bool tso; /* HOST_TSO4/6 negotiated */
+};
+
+#define GV_RSS_KEY_MAX 52
+#define GV_RSS_RETA_MAX 512
+
+/* RSS as the device does it (gv_rss.c). */
+struct gv_rss {
+	bool usable; /* the device offers RSS with sane limits */
+	bool enabled; /* the app asked for it (mq_mode RSS) */
+	uint8_t key_size;
+	uint16_t reta_size;
+	uint32_t supported; /* hash types the device can do */
+	uint32_t types; /* hash types in use */
+	uint8_t key[GV_RSS_KEY_MAX];
+	uint16_t reta[GV_RSS_RETA_MAX];
 };
 
 /* The port. */
@@ -160,6 +175,7 @@ struct gv_hw {
 	enum gv_tx_path tx_path;
 
 	struct gv_ctrlq *cvq; /* control queue (gv_ctrl.c), NULL if none */
+	struct gv_rss rss;
 	struct rte_ether_addr mc[GV_MAX_MC_ADDRS]; /* multicast list */
 	uint32_t n_mc;
 };
