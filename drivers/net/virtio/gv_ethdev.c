@@ -38,7 +38,9 @@ static uint64_t wanted_features(const struct gv_hw *hw, const struct rte_eth_con
 		     GV_BIT(GV_NET_F_SPEED_DUPLEX) |
 		     /* promiscuous, multicast and MAC ops are runtime calls: always */
 		     GV_BIT(GV_NET_F_CTRL_VQ) | GV_BIT(GV_NET_F_CTRL_RX) |
-		     GV_BIT(GV_NET_F_CTRL_MAC_ADDR);
+		     GV_BIT(GV_NET_F_CTRL_MAC_ADDR) |
+		     /* after a migration the device asks us to announce our MAC */
+		     GV_BIT(GV_NET_F_GUEST_ANNOUNCE);
 	uint16_t pairs = RTE_MAX(hw->nb_rxq_conf, hw->nb_txq_conf);
 
 	if (pairs > 1)
@@ -641,19 +643,6 @@ static int gv_link_update(struct rte_eth_dev *dev, int wait)
 	return gv_link_refresh(dev);
 }
 
-int gv_link_refresh(struct rte_eth_dev *dev)
-{
-	struct gv_hw *hw = hw_of(dev);
-	struct rte_eth_link link = { 0 };
-
-	link.link_duplex = RTE_ETH_LINK_FULL_DUPLEX;
-	link.link_autoneg = RTE_ETH_LINK_FIXED;
-	link.link_speed = hw->speed ? hw->speed : RTE_ETH_SPEED_NUM_UNKNOWN;
-	link.link_status = dev->data->dev_started && hw->ops && hw->ops->link_up(hw)
-				   ? RTE_ETH_LINK_UP
-				   : RTE_ETH_LINK_DOWN;
-	return rte_eth_linkstatus_set(dev, &link);
-}
 
 static int gv_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 {

@@ -210,6 +210,9 @@ typedef uint16_t (*gv_burst_fn)(void *q, struct rte_mbuf **pkts, uint16_t n);
 gv_burst_fn gv_rx_fn(const struct gv_hw *hw, enum gv_rx_path p);
 gv_burst_fn gv_tx_fn(const struct gv_hw *hw, enum gv_tx_path p);
 void gv_rxq_refill(struct gv_rxq *rxq);
+/* Send on a queue the caller already holds (gv_queue_pause). */
+uint16_t gv_tx_owned(const struct gv_hw *hw, struct gv_txq *txq, struct rte_mbuf **pkts,
+		     uint16_t n);
 void gv_rxq_drain(struct gv_rxq *rxq);
 void gv_txq_drain(struct gv_txq *txq);
 
@@ -230,8 +233,13 @@ int gv_ethdev_init(struct rte_eth_dev *dev, struct gv_hw *hw);
 int gv_queue_alloc(struct rte_eth_dev *dev, struct gv_queue *q, uint16_t vq_idx,
 		   uint16_t queue_id, uint16_t nb_desc, unsigned int socket, uint16_t max_ind);
 void gv_queue_free(struct gv_queue *q);
-/* Re-read link state (backend present, device status) into ethdev. */
+/* gv_link.c: re-read link state (device there, config status) into ethdev. */
 int gv_link_refresh(struct rte_eth_dev *dev);
+/*
+ * The device's config changed (a config interrupt, or a transport that
+ * knows): link events, and the announcement GUEST_ANNOUNCE asks for.
+ */
+void gv_config_changed(struct rte_eth_dev *dev);
 /*
  * The device came back (a new vhost-user back-end) while the port runs:
  * pause the queues, give back every mbuf, reset the rings, hand them to

@@ -570,6 +570,20 @@ GV_GUARDED(tx_simple, struct gv_txq)
 GV_GUARDED(tx_inorder, struct gv_txq)
 GV_GUARDED(tx_full, struct gv_txq)
 
+/* The caller holds the queue already (paused it): send on the port's path. */
+uint16_t gv_tx_owned(const struct gv_hw *hw, struct gv_txq *txq, struct rte_mbuf **pkts,
+		     uint16_t n)
+{
+	switch (hw->tx_path) {
+	case GV_TX_INORDER:
+		return tx_inorder_body(txq, pkts, n);
+	case GV_TX_FULL:
+		return tx_full_body(txq, pkts, n);
+	default:
+		return tx_simple_body(txq, pkts, n);
+	}
+}
+
 void gv_queue_pause(struct gv_queue *q)
 {
 	for (;;) {
