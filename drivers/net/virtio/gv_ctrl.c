@@ -33,7 +33,10 @@ struct gv_ctrlq {
 int gv_ctrl_setup(struct rte_eth_dev *dev)
 {
 	struct gv_hw *hw = dev->data->dev_private;
-	uint16_t idx = (uint16_t)(2 * (gv_has(hw, GV_NET_F_MQ) ? hw->max_queue_pairs : 1));
+	/* After every queue pair the device has (MQ or RSS), else after one. */
+	uint16_t idx = (uint16_t)(2 * (gv_has(hw, GV_NET_F_MQ) || gv_has(hw, GV_NET_F_RSS)
+					       ? hw->max_queue_pairs
+					       : 1));
 	struct gv_ctrlq *c;
 	char name[RTE_MEMZONE_NAMESIZE];
 	int ret;
@@ -289,6 +292,7 @@ int gv_mac_addr_set(struct rte_eth_dev *dev, struct rte_ether_addr *mac)
 	if (ret)
 		return ret;
 	rte_ether_addr_copy(mac, &hw->mac);
+	hw->mac_from_app = true;
 	return 0;
 }
 

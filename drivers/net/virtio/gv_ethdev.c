@@ -104,7 +104,8 @@ static int negotiate(struct rte_eth_dev *dev)
 		if (hw->ops->read_config(hw, GV_NET_CFG_MTU, &mtu, sizeof(mtu)) == 0 && mtu >= 68)
 			hw->max_mtu = mtu;
 	}
-	if (gv_has(hw, GV_NET_F_MAC) &&
+	/* The device's MAC, unless the app has set its own (kept across resets). */
+	if (gv_has(hw, GV_NET_F_MAC) && !hw->mac_from_app &&
 	    hw->ops->read_config(hw, GV_NET_CFG_MAC, &hw->mac, RTE_ETHER_ADDR_LEN) == 0)
 		rte_ether_addr_copy(&hw->mac, &dev->data->mac_addrs[0]);
 	hw->negotiated = true;

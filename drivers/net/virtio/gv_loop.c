@@ -262,25 +262,27 @@ static void loop_notify(struct gv_hw *hw, struct gv_queue *q)
 	/* RX: buffers are used when packets arrive; nothing to do now. */
 }
 
+/* The device is there while running; the link itself is the config status. */
 static bool loop_link_up(struct gv_hw *hw)
 {
-	struct gv_loop *lp = lp_of(hw);
-
-	return lp->running && (lp->status & GV_NET_S_LINK_UP);
+	return lp_of(hw)->running;
 }
 
-static void loop_close(struct gv_hw *hw)
+static void loop_free(struct gv_loop *lp)
 {
-	struct gv_loop *lp = lp_of(hw);
-
-	if (!lp)
-		return;
 	forget_queues(lp, false);
 	free(lp->chain);
 	free(lp->pkt);
 	free(lp->seg);
 	free(lp->cmd);
 	free(lp);
+}
+
+static void loop_close(struct gv_hw *hw)
+{
+	if (!hw->tp)
+		return;
+	loop_free(hw->tp);
 	hw->tp = NULL;
 }
 
@@ -370,7 +372,7 @@ static int parse_features(const char *v, uint64_t *out)
 		GV_LOG(ERR, "devarg features=%s: expected a mask (e.g. 0x%" PRIx64 ") of bits "
 		       "within 0x%" PRIx64 " (RSS 60, HASH_REPORT 57, ORDER_PLATFORM 36, "
 		       "ACCESS_PLATFORM 33, ANY_LAYOUT 27 and the base set)",
-		       v, GV_BIT(GV_NET_F_RSS), (uint64_t)GV_LOOP_EXTRA_OK);
+		       v, (uint64_t)GV_BIT(GV_NET_F_RSS), (uint64_t)GV_LOOP_EXTRA_OK);
 		return -EINVAL;
 	}
 	*out = n;
@@ -487,11 +489,7 @@ static struct gv_loop *loop_alloc(const char *name, const struct loop_args *a)
 	lp->seg = malloc(GV_LOOP_SEG_BUF);
 	lp->cmd = malloc(GV_LOOP_CTRL_MAX);
 	if (!lp->chain || !lp->pkt || !lp->seg || !lp->cmd) {
-		free(lp->chain);
-		free(lp->pkt);
-		free(lp->seg);
-		free(lp->cmd);
-		free(lp);
+		loop_free(lp);
 		return NULL;
 	}
 	snprintf(lp->name, sizeof(lp->name), "%s", name);
@@ -531,7 +529,7 @@ static int loop_probe(struct rte_vdev_device *vdev)
 		return -ENOMEM;
 	dev = rte_eth_vdev_allocate(vdev, sizeof(struct gv_hw));
 	if (!dev) {
-		free(lp);
+		loop_free(lp);
 		return -ENOMEM;
 	}
 	hw = dev->data->dev_private;
@@ -555,6 +553,8 @@ static int loop_probe(struct rte_vdev_device *vdev)
 		rte_eth_dev_release_port(dev);
 		return ret;
 	}
+	/* Link changes come as config changes (rte_pmd_gvirtio_loop_set_link). */
+	dev->data->dev_flags |= RTE_ETH_DEV_INTR_LSC;
 	rte_eth_dev_probing_finish(dev);
 	GV_LOG(INFO, "%s: port %u, loopback device, %u queue pair(s), rings up to %u",
 	       name, dev->data->port_id, lp->max_pairs, lp->qmax);
@@ -623,22 +623,21 @@ GV_LOOP_EXPORT int rte_pmd_gvirtio_loop_set_link(uint16_t port, bool up)
 		lp->status |= GV_NET_S_LINK_UP;
 	else
 		lp->status &= (uint16_t)~GV_NET_S_LINK_UP;
-	if (old == lp->status)
-		return 0;
-	/* A config change: the driver re-reads the status. */
-	gv_link_refresh(dev);
-	if (dev->data->dev_conf.intr_conf.lsc)
-		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, NULL);
+	/* A config change notification: the driver re-reads the status. */
+	if (old != lp->status)
+		gv_config_changed(dev);
 	return 0;
 }
 
 GV_LOOP_EXPORT int rte_pmd_gvirtio_loop_announce(uint16_t port)
 {
-	struct gv_loop *lp = port_loop(port, NULL);
+	struct rte_eth_dev *dev;
+	struct gv_loop *lp = port_loop(port, &dev);
 
 	if (!lp)
 		return -ENODEV;
 	lp->status |= GV_NET_S_ANNOUNCE;
+	gv_config_changed(dev);
 	return 0;
 }
 

@@ -62,13 +62,17 @@ struct gv_loop_stats {
 };
 
 /*
- * Set the link up or down (config status LINK_UP). While the link is down
- * the device drops what is transmitted. With intr_conf.lsc configured,
- * the port's link is refreshed and RTE_ETH_EVENT_INTR_LSC raised.
+ * Set the link up or down (config status LINK_UP) and raise a config
+ * change (gv_config_changed: the port's link is refreshed, and with
+ * intr_conf.lsc RTE_ETH_EVENT_INTR_LSC is delivered, on this thread).
+ * While the link is down the device drops what is transmitted.
  */
 int rte_pmd_gvirtio_loop_set_link(uint16_t port, bool up);
 
-/* Ask the driver to announce itself (config status ANNOUNCE). */
+/*
+ * Ask the driver to announce itself (config status ANNOUNCE) and raise a
+ * config change; the bit stays set until the driver's ANNOUNCE_ACK.
+ */
 int rte_pmd_gvirtio_loop_announce(uint16_t port);
 
 /* The device's counters and filter state. */

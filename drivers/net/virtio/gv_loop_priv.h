@@ -115,7 +115,6 @@ static inline uint16_t gv_loop_vq_pairs(const struct gv_loop *lp)
 
 /* gv_loop_net.c */
 void gv_loop_tx(struct gv_loop *lp, uint16_t pair);
-void gv_loop_rx_stash_clear(struct gv_loop_vq *v);
 void gv_loop_queue_broken(struct gv_loop *lp, uint16_t idx);
 
 /* gv_loop_ctrl.c */

@@ -162,6 +162,7 @@ struct gv_hw {
 	uint16_t max_queue_pairs;
 	uint16_t max_mtu;
 	struct rte_ether_addr mac;
+	bool mac_from_app; /* set by rte_eth_dev_default_mac_addr_set: keep it */
 	bool negotiated;
 	bool started;
 	/*

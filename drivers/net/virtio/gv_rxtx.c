@@ -81,6 +81,19 @@ static __rte_always_inline void kick(struct gv_queue *q)
 
 /* ---------------------------------------------------------------- RX -- */
 
+/*
+ * The pool could not give `n` mbufs at once: take fewer (halving), so a
+ * pool that is short (or smaller than one refill) still gets its mbufs
+ * posted instead of leaving the ring empty. The number taken, maybe 0.
+ */
+static uint32_t rx_alloc_fewer(struct rte_mempool *mp, struct rte_mbuf **mb, uint32_t n)
+{
+	while ((n /= 2) != 0)
+		if (rte_pktmbuf_alloc_bulk(mp, mb, n) == 0)
+			return n;
+	return 0;
+}
+
 /* Post one-mbuf buffers (simple and mergeable paths). */
 static void rx_refill_single(struct gv_rxq *rxq)
 {
@@ -94,8 +107,12 @@ static void rx_refill_single(struct gv_rxq *rxq)
 		uint32_t n = room < GV_BURST_MAX ? room : GV_BURST_MAX;
 
 		if (rte_pktmbuf_alloc_bulk(rxq->mp, mb, n) != 0) {
-			rxq->nombuf += n;
-			break;
+			uint32_t got = rx_alloc_fewer(rxq->mp, mb, n);
+
+			rxq->nombuf += n - got;
+			if (got == 0)
+				break;
+			n = got;
 		}
 		for (uint32_t i = 0; i < n; i++) {
 			segs[i].addr = mbuf_addr(mb[i], rxq->addr_off) + RTE_PKTMBUF_HEADROOM - hdr;
@@ -135,11 +152,17 @@ static void rx_refill_chains(struct gv_rxq *rxq)
 			want = GV_BURST_MAX - GV_BURST_MAX % clen;
 		npool = want;
 		if (want && rte_pktmbuf_alloc_bulk(rxq->mp, pool, want) != 0) {
-			rxq->nombuf += want;
+			npool = rx_alloc_fewer(rxq->mp, pool, want);
+			rxq->nombuf += want - npool;
+		}
+		if (npool + rxq->n_spare < clen) {
+			/* Not a chain's worth: keep them (few) for the next refill. */
+			while (npool && rxq->n_spare < RTE_DIM(rxq->spare))
+				rxq->spare[rxq->n_spare++] = pool[--npool];
+			if (npool)
+				rte_pktmbuf_free_bulk(pool, npool);
 			return;
 		}
-		if (npool + rxq->n_spare < clen)
-			break; /* cannot happen with chain_len <= 16; no endless loop */
 		while (chains && npool + rxq->n_spare >= clen) {
 			struct gv_seg segs[GV_MAX_TX_SEGS];
 			struct rte_mbuf *head = NULL, *prev = NULL;

@@ -24,11 +24,11 @@
 #include <rte_malloc.h>
 #include <rte_memory.h>
 
+#include "gv_devargs.h"
 #include "gv_pmd.h"
 #include "gv_vhost_user.h"
 
 #define GV_USER_MAX_VQ (2 * GV_MAX_QUEUE_PAIRS)
-#define GV_USER_QUEUE_MAX 32768
 #define GV_SERVER_WAIT_MS 30000
 
 struct gv_user {
@@ -661,166 +661,13 @@ static const struct gv_transport_ops user_ops = {
 	.ctrl = user_ctrl,
 };
 
-/* ------------------------------------------------------------ devargs -- */
-
-#define KEY_PATH "path"
-#define KEY_SERVER "server"
-#define KEY_QUEUES "queues"
-#define KEY_QSIZE "queue_size"
-#define KEY_MAC "mac"
-#define KEY_PACKED "packed_vq"
-#define KEY_MRG "mrg_rxbuf"
-#define KEY_INORDER "in_order"
-#define KEY_PATHSEL "datapath"
-#define KEY_SPEED "speed"
-
-static const char *const valid_keys[] = {
-	KEY_PATH, KEY_SERVER, KEY_QUEUES, KEY_QSIZE,	KEY_MAC,
-	KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_PATHSEL, KEY_SPEED, NULL,
-};
-
-struct user_args {
-	char path[PATH_MAX];
-	bool have_path;
-	bool server, packed, mrg, in_order;
-	uint32_t queues, queue_size, speed;
-	bool have_mac;
-	struct rte_ether_addr mac;
-	enum gv_force_path force;
-};
-
-static int parse_uint(const char *key, const char *v, uint32_t min, uint32_t max, uint32_t *out)
-{
-	char *end;
-	unsigned long n;
-
-	errno = 0;
-	n = strtoul(v, &end, 0);
-	if (errno || end == v || *end || v[0] == '-' || n < min || n > max) {
-		GV_LOG(ERR, "devarg %s=%s: expected a number from %u to %u", key, v, min, max);
-		return -EINVAL;
-	}
-	*out = (uint32_t)n;
-	return 0;
-}
-
-static int parse_bool(const char *key, const char *v, bool *out)
-{
-	if (strcmp(v, "0") && strcmp(v, "1")) {
-		GV_LOG(ERR, "devarg %s=%s: expected 0 or 1", key, v);
-		return -EINVAL;
-	}
-	*out = v[0] == '1';
-	return 0;
-}
-
-static int parse_one(const char *key, const char *v, void *opaque)
-{
-	struct user_args *a = opaque;
-	uint32_t n;
-
-	if (!v) {
-		GV_LOG(ERR, "devarg %s: needs a value", key);
-		return -EINVAL;
-	}
-	if (!strcmp(key, KEY_PATH)) {
-		if (!*v || strlen(v) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
-			GV_LOG(ERR, "devarg path=%s: expected a unix socket path of 1 to %zu bytes",
-			       v, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
-			return -EINVAL;
-		}
-		snprintf(a->path, sizeof(a->path), "%s", v);
-		a->have_path = true;
-		return 0;
-	}
-	if (!strcmp(key, KEY_SERVER))
-		return parse_bool(key, v, &a->server);
-	if (!strcmp(key, KEY_PACKED))
-		return parse_bool(key, v, &a->packed);
-	if (!strcmp(key, KEY_MRG))
-		return parse_bool(key, v, &a->mrg);
-	if (!strcmp(key, KEY_INORDER))
-		return parse_bool(key, v, &a->in_order);
-	if (!strcmp(key, KEY_QUEUES))
-		return parse_uint(key, v, 1, GV_MAX_QUEUE_PAIRS, &a->queues);
-	if (!strcmp(key, KEY_QSIZE))
-		return parse_uint(key, v, 2, GV_USER_QUEUE_MAX, &a->queue_size);
-	if (!strcmp(key, KEY_SPEED)) {
-		if (parse_uint(key, v, 0, UINT32_MAX, &n))
-			return -EINVAL;
-		a->speed = n;
-		return 0;
-	}
-	if (!strcmp(key, KEY_MAC)) {
-		if (rte_ether_unformat_addr(v, &a->mac) || rte_is_multicast_ether_addr(&a->mac)) {
-			GV_LOG(ERR, "devarg mac=%s: expected a unicast address xx:xx:xx:xx:xx:xx", v);
-			return -EINVAL;
-		}
-		a->have_mac = true;
-		return 0;
-	}
-	if (!strcmp(key, KEY_PATHSEL)) {
-		static const char *const names[] = { [GV_FORCE_SIMPLE] = "simple",
-						     [GV_FORCE_INORDER] = "inorder",
-						     [GV_FORCE_FULL] = "full" };
-
-		for (unsigned int i = GV_FORCE_SIMPLE; i <= GV_FORCE_FULL; i++) {
-			if (!strcmp(v, names[i])) {
-				a->force = (enum gv_force_path)i;
-				return 0;
-			}
-		}
-		GV_LOG(ERR, "devarg datapath=%s: expected simple, inorder or full", v);
-		return -EINVAL;
-	}
-	return -EINVAL;
-}
-
-static int parse_args(const char *name, const char *args, struct user_args *a)
-{
-	struct rte_kvargs *kv;
-	int ret = 0;
-
-	memset(a, 0, sizeof(*a));
-	a->queues = 1;
-	a->queue_size = GV_DEFAULT_QUEUE_SIZE;
-	a->mrg = true;
-	a->in_order = true;
-	kv = rte_kvargs_parse(args ? args : "", NULL);
-	if (!kv) {
-		GV_LOG(ERR, "%s: cannot parse devargs \"%s\": expected key=value,...", name, args);
-		return -EINVAL;
-	}
-	for (unsigned int i = 0; i < kv->count && ret == 0; i++) {
-		const char *key = kv->pairs[i].key;
-		bool known = false;
-
-		for (unsigned int k = 0; valid_keys[k]; k++)
-			known |= !strcmp(key, valid_keys[k]);
-		if (!known) {
-			GV_LOG(ERR, "%s: unknown devarg \"%s\"; valid: path, server, queues, "
-			       "queue_size, mac, packed_vq, mrg_rxbuf, in_order, datapath, speed",
-			       name, key);
-			ret = -EINVAL;
-			break;
-		}
-		ret = parse_one(key, kv->pairs[i].value, a);
-	}
-	rte_kvargs_free(kv);
-	if (ret == 0 && !a->have_path) {
-		GV_LOG(ERR, "%s: devarg path=<unix socket> is required", name);
-		ret = -EINVAL;
-	}
-	return ret;
-}
-
 /* -------------------------------------------------------- probe/remove -- */
 
 static int user_probe(struct rte_vdev_device *vdev)
 {
 	const char *name = rte_vdev_device_name(vdev);
 	struct rte_eth_dev *dev;
-	struct user_args a;
+	struct gv_user_args a;
 	struct gv_user *u;
 	struct gv_hw *hw;
 	int ret;
@@ -829,7 +676,7 @@ static int user_probe(struct rte_vdev_device *vdev)
 		GV_LOG(ERR, "%s: secondary processes are not supported", name);
 		return -ENOTSUP;
 	}
-	ret = parse_args(name, rte_vdev_device_args(vdev), &a);
+	ret = gv_user_parse_args(name, rte_vdev_device_args(vdev), &a);
 	if (ret)
 		return ret;
 	dev = rte_eth_vdev_allocate(vdev, sizeof(struct gv_hw));

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gv_devargs.c - the devargs parser of the net_gvirtio_user vdev
+ * (path, server, queues, queue_size, mac, packed_vq, mrg_rxbuf, in_order,
+ * datapath, speed; see gv_devargs.h). Every value is untrusted text:
+ * numbers are range-checked, booleans are exactly 0 or 1, unknown keys are
+ * refused. Needs rte_kvargs, rte_ether and rte_log only (fuzzed alone).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_kvargs.h>
+
+#include "gv_devargs.h"
+
+#define KEY_PATH "path"
+#define KEY_SERVER "server"
+#define KEY_QUEUES "queues"
+#define KEY_QSIZE "queue_size"
+#define KEY_MAC "mac"
+#define KEY_PACKED "packed_vq"
+#define KEY_MRG "mrg_rxbuf"
+#define KEY_INORDER "in_order"
+#define KEY_PATHSEL "datapath"
+#define KEY_SPEED "speed"
+
+static const char *const valid_keys[] = {
+	KEY_PATH, KEY_SERVER, KEY_QUEUES, KEY_QSIZE,	KEY_MAC,
+	KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_PATHSEL, KEY_SPEED, NULL,
+};
+
+static int parse_uint(const char *key, const char *v, uint32_t min, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(v, &end, 0);
+	if (errno || end == v || *end || v[0] == '-' || n < min || n > max) {
+		GV_LOG(ERR, "devarg %s=%s: expected a number from %u to %u", key, v, min, max);
+		return -EINVAL;
+	}
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static int parse_bool(const char *key, const char *v, bool *out)
+{
+	if (strcmp(v, "0") && strcmp(v, "1")) {
+		GV_LOG(ERR, "devarg %s=%s: expected 0 or 1", key, v);
+		return -EINVAL;
+	}
+	*out = v[0] == '1';
+	return 0;
+}
+
+static int parse_one(const char *key, const char *v, void *opaque)
+{
+	struct gv_user_args *a = opaque;
+	uint32_t n;
+
+	if (!v) {
+		GV_LOG(ERR, "devarg %s: needs a value", key);
+		return -EINVAL;
+	}
+	if (!strcmp(key, KEY_PATH)) {
+		if (!*v || strlen(v) >= GV_USER_SUN_PATH) {
+			GV_LOG(ERR, "devarg path=%s: expected a unix socket path of 1 to %zu bytes",
+			       v, GV_USER_SUN_PATH - 1);
+			return -EINVAL;
+		}
+		snprintf(a->path, sizeof(a->path), "%s", v);
+		a->have_path = true;
+		return 0;
+	}
+	if (!strcmp(key, KEY_SERVER))
+		return parse_bool(key, v, &a->server);
+	if (!strcmp(key, KEY_PACKED))
+		return parse_bool(key, v, &a->packed);
+	if (!strcmp(key, KEY_MRG))
+		return parse_bool(key, v, &a->mrg);
+	if (!strcmp(key, KEY_INORDER))
+		return parse_bool(key, v, &a->in_order);
+	if (!strcmp(key, KEY_QUEUES))
+		return parse_uint(key, v, 1, GV_MAX_QUEUE_PAIRS, &a->queues);
+	if (!strcmp(key, KEY_QSIZE))
+		return parse_uint(key, v, GV_USER_QUEUE_MIN, GV_USER_QUEUE_MAX, &a->queue_size);
+	if (!strcmp(key, KEY_SPEED)) {
+		if (parse_uint(key, v, 0, UINT32_MAX, &n))
+			return -EINVAL;
+		a->speed = n;
+		return 0;
+	}
+	if (!strcmp(key, KEY_MAC)) {
+		if (rte_ether_unformat_addr(v, &a->mac) || rte_is_multicast_ether_addr(&a->mac)) {
+			GV_LOG(ERR, "devarg mac=%s: expected a unicast address xx:xx:xx:xx:xx:xx", v);
+			return -EINVAL;
+		}
+		a->have_mac = true;
+		return 0;
+	}
+	if (!strcmp(key, KEY_PATHSEL)) {
+		static const char *const names[] = { [GV_FORCE_SIMPLE] = "simple",
+						     [GV_FORCE_INORDER] = "inorder",
+						     [GV_FORCE_FULL] = "full" };
+
+		for (unsigned int i = GV_FORCE_SIMPLE; i <= GV_FORCE_FULL; i++) {
+			if (!strcmp(v, names[i])) {
+				a->force = (enum gv_force_path)i;
+				return 0;
+			}
+		}
+		GV_LOG(ERR, "devarg datapath=%s: expected simple, inorder or full", v);
+		return -EINVAL;
+	}
+	return -EINVAL;
+}
+
+int gv_user_parse_args(const char *name, const char *args, struct gv_user_args *a)
+{
+	struct rte_kvargs *kv;
+	int ret = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->queues = 1;
+	a->queue_size = GV_DEFAULT_QUEUE_SIZE;
+	a->mrg = true;
+	a->in_order = true;
+	kv = rte_kvargs_parse(args ? args : "", NULL);
+	if (!kv) {
+		GV_LOG(ERR, "%s: cannot parse devargs \"%s\": expected key=value,...", name, args);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < kv->count && ret == 0; i++) {
+		const char *key = kv->pairs[i].key;
+		bool known = false;
+
+		for (unsigned int k = 0; valid_keys[k]; k++)
+			known |= !strcmp(key, valid_keys[k]);
+		if (!known) {
+			GV_LOG(ERR, "%s: unknown devarg \"%s\"; valid: path, server, queues, "
+			       "queue_size, mac, packed_vq, mrg_rxbuf, in_order, datapath, speed",
+			       name, key);
+			ret = -EINVAL;
+			break;
+		}
+		ret = parse_one(key, kv->pairs[i].value, a);
+	}
+	rte_kvargs_free(kv);
+	if (ret == 0 && !a->have_path) {
+		GV_LOG(ERR, "%s: devarg path=<unix socket> is required", name);
+		ret = -EINVAL;
+	}
+	return ret;
+}

@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_loop.c - the PMD end to end over the loopback device
+ * (net_gvirtio_loop), in-process EAL, no VM and no vhost back-end:
+ * traffic comes back with the right bytes on every ring layout and
+ * datapath, mergeable on and off, jumbo frames, small rings; an oversized
+ * frame without mergeable buffers is dropped and counted; devargs errors
+ * fail the probe; link changes (LSC) and the announce; receive filters,
+ * VLAN filters and queue pairs set through the control queue. RSS and
+ * offloads: test_loop_offload.c.
+ */
+#include "gv_test_loop.h"
+
+/* ------------------------------------------------------------- traffic -- */
+
+struct traffic_case {
+	const char *args;
+	uint16_t mtu; /* port MTU, 0: default */
+	uint32_t max_len; /* largest frame sent */
+};
+
+static const struct traffic_case traffic_cases[] = {
+	{ "packed_vq=0,mrg_rxbuf=1", 0, 1514 },
+	{ "packed_vq=1,mrg_rxbuf=1", 0, 1514 },
+	{ "packed_vq=0,mrg_rxbuf=0", 0, 1514 },
+	{ "packed_vq=1,mrg_rxbuf=0", 0, 1514 },
+	{ "packed_vq=0,mrg_rxbuf=0,in_order=0,datapath=simple", 0, 1514 },
+	{ "packed_vq=1,mrg_rxbuf=0,in_order=1,datapath=inorder", 0, 1514 },
+	{ "packed_vq=0,mrg_rxbuf=1,in_order=0,datapath=full", 0, 1514 },
+	{ "packed_vq=1,mrg_rxbuf=1,in_order=1,datapath=full", 0, 1514 },
+	/* jumbo frames: mergeable buffers, or chains of mbufs (full RX path) */
+	{ "packed_vq=0,mrg_rxbuf=1,mtu=9000", 9000, 9014 },
+	{ "packed_vq=1,mrg_rxbuf=0,mtu=9000", 9000, 9014 },
+	{ "packed_vq=0,mrg_rxbuf=0,in_order=0,mtu=9000", 9000, 9014 },
+	/* small rings: the device caps them at queue_size */
+	{ "packed_vq=1,mrg_rxbuf=1,queue_size=64", 0, 1514 },
+	{ "packed_vq=0,mrg_rxbuf=0,queue_size=64", 0, 1514 },
+};
+
+static void test_traffic(void **state)
+{
+	const struct traffic_case *tc = *state;
+	struct port_cfg cfg = { .mtu = tc->mtu };
+	struct port p;
+	struct rte_ether_addr mac;
+	const uint32_t total = 300;
+	uint8_t want[9100], got[9100];
+	struct gv_loop_stats s;
+	uint32_t seq = 0, rx = 0;
+
+	print_message("devargs: %s\n", tc->args);
+	assert_int_equal(port_probe(&p, tc->args), 0);
+	port_start(&p, &cfg);
+	rte_eth_macaddr_get(p.id, &mac);
+	while (seq < total) {
+		struct rte_mbuf *tx[32], *r[64];
+		uint16_t n = 32, k;
+
+		for (uint16_t i = 0; i < n; i++) {
+			uint32_t len = tc->max_len > 1514 && i % 4 == 0 ? tc->max_len - i : flen(seq + i);
+
+			tx[i] = frame(len > 2048 ? mp_big : mp, &mac, len, seq + i, -1);
+		}
+		send_all(&p, 0, tx, n);
+		k = recv_all(&p, 0, r, 64);
+		assert_int_equal(k, n);
+		for (uint16_t i = 0; i < k; i++) {
+			uint32_t s_seq, len = r[i]->pkt_len;
+			struct rte_mbuf *ref;
+
+			assert_true(len >= 60 && len <= sizeof(got));
+			pkt_copy(r[i], len, got);
+			memcpy(&s_seq, got + 14 + 28, 4);
+			assert_int_equal(s_seq, seq + i); /* in order */
+			ref = frame(len > 2048 ? mp_big : mp, &mac, len, s_seq, -1);
+			memcpy(want, rte_pktmbuf_mtod(ref, void *), len);
+			rte_pktmbuf_free(ref);
+			assert_memory_equal(got, want, len);
+			if (len > 2048)
+				assert_true(r[i]->nb_segs > 1 || r[i]->buf_len > len);
+		}
+		free_all(r, k);
+		rx += k;
+		seq += n;
+	}
+	s = stats(&p);
+	assert_int_equal(s.rx_delivered, rx);
+	assert_int_equal(s.tx_chains, seq);
+	assert_int_equal(s.drop_no_buffer + s.drop_too_big + s.drop_bad_hdr + s.drop_mac, 0);
+	port_remove(&p);
+}
+
+/* ------------------------------------------------------------ oversize -- */
+
+static void test_oversize(void **state)
+{
+	struct port_cfg cfg = { 0 };
+	struct port p;
+	struct rte_ether_addr mac;
+	struct rte_mbuf *m, *r[8];
+	struct gv_loop_stats s;
+	uint16_t n;
+
+	(void)state;
+	/* The device allows 9000 bytes; the port's 2 KB RX mbufs do not. */
+	assert_int_equal(port_probe(&p, "mrg_rxbuf=0,mtu=9000"), 0);
+	port_start(&p, &cfg);
+	rte_eth_macaddr_get(p.id, &mac);
+	m = frame(mp_big, &mac, 4000, 7, -1);
+	send_all(&p, 0, &m, 1);
+	assert_int_equal(recv_all(&p, 0, r, 8), 0);
+	s = stats(&p);
+	assert_int_equal(s.drop_too_big, 1);
+	assert_int_equal(s.rx_delivered, 0);
+	/* The buffer it could not use still serves the next frame. */
+	assert_int_equal(one_way(&p, &mac, -1, 0, 0), 1);
+	port_remove(&p);
+
+	/* With mergeable buffers the same frame arrives in several mbufs. */
+	assert_int_equal(port_probe(&p, "mrg_rxbuf=1,mtu=9000"), 0);
+	port_start(&p, &cfg);
+	rte_eth_macaddr_get(p.id, &mac);
+	m = frame(mp_big, &mac, 4000, 7, -1);
+	send_all(&p, 0, &m, 1);
+	n = recv_all(&p, 0, r, 8);
+	assert_int_equal(n, 1);
+	assert_int_equal(r[0]->pkt_len, 4000);
+	assert_true(r[0]->nb_segs >= 2);
+	free_all(r, n);
+	/* Above the device's MTU: dropped even with mergeable buffers. */
+	m = frame(mp_big, &mac, 9100, 8, -1);
+	send_all(&p, 0, &m, 1);
+	assert_int_equal(recv_all(&p, 0, r, 8), 0);
+	assert_int_equal(stats(&p).drop_too_big, 1);
+	port_remove(&p);
+}
+
+/* ------------------------------------------------------------- devargs -- */
+
+static void test_devargs(void **state)
+{
+	static const char *const bad[] = {
+		"queues=0", "queues=17", "queue_size=1", "queue_size=40000", "packed_vq=2",
+		"mrg_rxbuf=yes", "in_order=", "features=0x400", "features=zz", "mac=01:00:5e:00:00:01",
+		"mac=nonsense", "mtu=10", "speed=-1", "datapath=fast", "bogus=1",
+	};
+	struct port p;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		print_message("devargs %s: must fail\n", bad[i]);
+		assert_true(port_probe(&p, bad[i]) < 0);
+		assert_true(rte_eth_dev_get_port_by_name(p.name, &p.id) != 0);
+	}
+	assert_int_equal(port_probe(&p, "queues=16,queue_size=32768,features=0x1200000000000000,"
+				    "mac=02:11:22:33:44:55,mtu=68,speed=25000,datapath=full"), 0);
+	{
+		struct rte_ether_addr mac;
+		struct rte_eth_dev_info info;
+
+		rte_eth_macaddr_get(p.id, &mac);
+		assert_memory_equal(mac.addr_bytes, "\x02\x11\x22\x33\x44\x55", 6);
+		assert_int_equal(rte_eth_dev_info_get(p.id, &info), 0);
+		assert_int_equal(info.max_rx_queues, 16);
+		assert_int_equal(info.max_mtu, 68);
+	}
+	assert_int_equal(rte_eal_hotplug_remove("vdev", p.name), 0);
+	assert_int_equal(rte_pmd_gvirtio_loop_stats(RTE_MAX_ETHPORTS - 1, NULL), -ENODEV);
+}
+
+/* ---------------------------------------------------------------- link -- */
+
+static int lsc_events;
+
+static int lsc_cb(uint16_t port, enum rte_eth_event_type ev, void *arg, void *ret)
+{
+	(void)port;
+	(void)arg;
+	(void)ret;
+	if (ev == RTE_ETH_EVENT_INTR_LSC)
+		lsc_events++;
+	return 0;
+}
+
+static void test_link(void **state)
+{
+	struct port_cfg cfg = { .lsc = true };
+	struct port p;
+	struct rte_eth_link link;
+	struct rte_ether_addr mac;
+	struct rte_mbuf *r[4];
+	uint16_t n;
+
+	(void)state;
+	assert_int_equal(port_probe(&p, "speed=10000"), 0);
+	assert_int_equal(rte_eth_dev_callback_register(p.id, RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL),
+			 0);
+	port_start(&p, &cfg);
+	rte_eth_macaddr_get(p.id, &mac);
+	assert_int_equal(rte_eth_link_get_nowait(p.id, &link), 0);
+	assert_int_equal(link.link_status, RTE_ETH_LINK_UP);
+	assert_int_equal(link.link_speed, 10000);
+
+	lsc_events = 0;
+	assert_int_equal(rte_pmd_gvirtio_loop_set_link(p.id, false), 0);
+	assert_int_equal(lsc_events, 1);
+	assert_int_equal(rte_eth_link_get_nowait(p.id, &link), 0);
+	assert_int_equal(link.link_status, RTE_ETH_LINK_DOWN);
+	assert_int_equal(one_way(&p, &mac, -1, 0, 0), 0);
+	assert_int_equal(stats(&p).drop_link_down, 1);
+	assert_int_equal(rte_pmd_gvirtio_loop_set_link(p.id, false), 0);
+	assert_int_equal(lsc_events, 1); /* no change, no event */
+
+	assert_int_equal(rte_pmd_gvirtio_loop_set_link(p.id, true), 0);
+	assert_int_equal(lsc_events, 2);
+	assert_int_equal(rte_eth_link_get_nowait(p.id, &link), 0);
+	assert_int_equal(link.link_status, RTE_ETH_LINK_UP);
+	assert_int_equal(one_way(&p, &mac, -1, 0, 0), 1);
+
+	/* Announce: the driver sends a RARP from its MAC, then ANNOUNCE_ACK. */
+	assert_true(stats(&p).features & (1ull << 21)); /* GUEST_ANNOUNCE */
+	assert_int_equal(rte_pmd_gvirtio_loop_announce(p.id), 0);
+	assert_false(stats(&p).status & 2);
+	n = recv_all(&p, 0, r, 4);
+	assert_int_equal(n, 1);
+	assert_int_equal(rte_be_to_cpu_16(rte_pktmbuf_mtod(r[0], struct rte_ether_hdr *)->ether_type),
+			 RTE_ETHER_TYPE_RARP);
+	assert_memory_equal(rte_pktmbuf_mtod(r[0], struct rte_ether_hdr *)->src_addr.addr_bytes,
+			    mac.addr_bytes, 6);
+	free_all(r, n);
+	assert_int_equal(stats(&p).ctrl_err, 0);
+	rte_eth_dev_callback_unregister(p.id, RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
+	port_remove(&p);
+}
+
+/* ------------------------------------------- control queue and filters -- */
+
+static void test_filters(void **state)
+{
+	struct port_cfg cfg = { 0 };
+	struct port p;
+	struct rte_ether_addr mac, other = { { 0x02, 0, 0, 0, 0, 0x99 } },
+				   bcast = { { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } },
+				   mcast = { { 0x01, 0x00, 0x5e, 0, 0, 1 } },
+				   mine = { { 0x02, 0xaa, 0, 0, 0, 1 } };
+	struct gv_loop_stats s;
+
+	(void)state;
+	assert_int_equal(port_probe(&p, ""), 0);
+	port_start(&p, &cfg);
+	rte_eth_macaddr_get(p.id, &mac);
+	s = stats(&p);
+	assert_false(s.promisc);
+	assert_true(s.ctrl_ok > 0);
+	assert_int_equal(s.ctrl_err, 0);
+
+	assert_int_equal(one_way(&p, &mac, -1, 0, 0), 1);
+	assert_int_equal(one_way(&p, &bcast, -1, 0, 0), 1);
+	assert_int_equal(one_way(&p, &other, -1, 0, 0), 0);
+	assert_int_equal(one_way(&p, &mcast, -1, 0, 0), 0);
+	assert_int_equal(stats(&p).drop_mac, 2);
+
+	assert_int_equal(rte_eth_allmulticast_enable(p.id), 0);
+	assert_true(stats(&p).allmulti);
+	assert_int_equal(one_way(&p, &mcast, -1, 0, 0), 1);
+	assert_int_equal(rte_eth_allmulticast_disable(p.id), 0);
+	assert_int_equal(one_way(&p, &mcast, -1, 0, 0), 0);
+	assert_int_equal(rte_eth_dev_set_mc_addr_list(p.id, &mcast, 1), 0);
+	s = stats(&p);
+	assert_int_equal(s.n_mc, 1);
+	assert_memory_equal(s.mc[0], mcast.addr_bytes, 6);
+	assert_int_equal(one_way(&p, &mcast, -1, 0, 0), 1);
+
+	assert_int_equal(rte_eth_dev_mac_addr_add(p.id, &other, 0), 0);
+	s = stats(&p);
+	assert_int_equal(s.n_uc, 1);
+	assert_memory_equal(s.uc[0], other.addr_bytes, 6);
+	assert_int_equal(one_way(&p, &other, -1, 0, 0), 1);
+
+	assert_int_equal(rte_eth_dev_default_mac_addr_set(p.id, &mine), 0);
+	assert_memory_equal(stats(&p).mac, mine.addr_bytes, 6);
+	assert_int_equal(one_way(&p, &mine, -1, 0, 0), 1);
+	assert_int_equal(one_way(&p, &mac, -1, 0, 0), 0);
+
+	assert_int_equal(rte_eth_promiscuous_enable(p.id), 0);
+	assert_true(stats(&p).promisc);
+	assert_int_equal(one_way(&p, &mac, -1, 0, 0), 1);
+	assert_int_equal(stats(&p).ctrl_err, 0);
+	port_remove(&p);
+}
+
+static void test_vlan_filter(void **state)
+{
+	struct port_cfg cfg = { .rxo = RTE_ETH_RX_OFFLOAD_VLAN_FILTER };
+	struct port p;
+	struct rte_ether_addr mac;
+	struct gv_loop_stats s;
+
+	(void)state;
+	assert_int_equal(port_probe(&p, ""), 0);
+	port_start(&p, &cfg);
+	rte_eth_macaddr_get(p.id, &mac);
+	assert_true(stats(&p).features & (1ull << 19)); /* CTRL_VLAN */
+	/* An empty table drops every tagged frame (spec 5.1.6.5.3). */
+	assert_int_equal(one_way(&p, &mac, 100, 0, 0), 0);
+	assert_int_equal(rte_eth_dev_vlan_filter(p.id, 100, 1), 0);
+	s = stats(&p);
+	assert_true(s.vlan[100 / 64] & (1ull << (100 % 64)));
+	assert_int_equal(one_way(&p, &mac, 100, 0, 0), 1);
+	assert_int_equal(one_way(&p, &mac, 200, 0, 0), 0);
+	assert_int_equal(one_way(&p, &mac, -1, 0, 0), 1);
+	assert_int_equal(rte_eth_dev_vlan_filter(p.id, 100, 0), 0);
+	assert_int_equal(one_way(&p, &mac, 100, 0, 0), 0);
+	assert_int_equal(stats(&p).drop_vlan, 3);
+	port_remove(&p);
+}
+
+static void test_multiqueue(void **state)
+{
+	struct port_cfg cfg = { .nq = 4 };
+	struct port p;
+	struct rte_ether_addr mac;
+	struct gv_loop_stats s;
+
+	(void)state;
+	assert_int_equal(port_probe(&p, "queues=4"), 0);
+	port_start(&p, &cfg);
+	rte_eth_macaddr_get(p.id, &mac);
+	s = stats(&p);
+	assert_int_equal(s.vq_pairs, 4);
+	for (uint16_t q = 0; q < 4; q++)
+		assert_int_equal(one_way(&p, &mac, -1, q, q), 1);
+	s = stats(&p);
+	for (uint16_t q = 0; q < 4; q++)
+		assert_int_equal(s.rx_queue[q], 1);
+	port_remove(&p);
+}
+/* ---------------------------------------------------------------- main -- */
+
+int main(void)
+{
+	struct CMUnitTest tests[32];
+	size_t n = 0;
+
+	if (gvl_eal_init("test_loop"))
+		return 1;
+	for (size_t i = 0; i < sizeof(traffic_cases) / sizeof(traffic_cases[0]); i++)
+		tests[n++] = (struct CMUnitTest)cmocka_unit_test_prestate(test_traffic,
+									  (void *)&traffic_cases[i]);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_oversize);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_devargs);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_link);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_filters);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_vlan_filter);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_multiqueue);
+	return _cmocka_run_group_tests("test_loop", tests, n, NULL, NULL) ? 1 : 0;
+}
