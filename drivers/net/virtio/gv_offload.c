@@ -106,10 +106,8 @@ uint16_t gv_tx_prepare(void *q, struct rte_mbuf **pkts, uint16_t n)
 				rte_errno = -ret;
 				return i;
 			}
+			/* rte_vlan_insert clears TX_VLAN and grows l2_len itself. */
 			m = pkts[i];
-			m->ol_flags &= ~RTE_MBUF_F_TX_VLAN;
-			/* The headers moved by one tag. */
-			m->l2_len += RTE_VLAN_HLEN;
 		}
 		/* Pseudo-header checksums in the L4 field, as the device expects. */
 		ret = rte_net_intel_cksum_prepare(m);
