@@ -333,6 +333,18 @@ static void test_multiqueue(void **state)
 	s = stats(&p);
 	for (uint16_t q = 0; q < 4; q++)
 		assert_int_equal(s.rx_queue[q], 1);
+	/* The port's own per-queue counters say the same. */
+	{
+		struct rte_eth_stats es;
+
+		assert_int_equal(rte_eth_stats_get(p.id, &es), 0);
+		for (uint16_t q = 0; q < 4; q++) {
+			assert_int_equal(es.q_ipackets[q], 1);
+			assert_int_equal(es.q_opackets[q], 1);
+		}
+		assert_int_equal(es.ipackets, 4);
+		assert_int_equal(es.opackets, 4);
+	}
 	port_remove(&p);
 }
 /* ---------------------------------------------------------------- main -- */

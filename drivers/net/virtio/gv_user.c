@@ -23,6 +23,7 @@
 #include <rte_kvargs.h>
 #include <rte_malloc.h>
 #include <rte_memory.h>
+#include <rte_pause.h>
 
 #include "gv_devargs.h"
 #include "gv_pmd.h"
@@ -620,7 +621,17 @@ static void user_close(struct gv_hw *hw)
 		return;
 	if (u->mem_cb)
 		rte_mem_event_callback_unregister(u->cb_name, hw);
-	unwatch_conn(hw, false);
+	/*
+	 * conn_event must be over before u and hw go: marking it for removal
+	 * (unwatch_conn) does not stop a call for an event EAL has already
+	 * picked up (every reply the control path waited for is one), nor one
+	 * running since it dropped the connection itself. Wait for it; it
+	 * never waits for ctl_lock, which our caller holds.
+	 */
+	u->ih_on = false;
+	if (u->ih)
+		while (rte_intr_callback_unregister(u->ih, conn_event, hw) == -EAGAIN)
+			rte_pause();
 	rte_intr_instance_free(u->ih);
 	u->ih = NULL;
 	if (u->lih_on)
@@ -761,6 +772,9 @@ static int user_remove(struct rte_vdev_device *vdev)
 
 	if (!dev)
 		return 0;
+	/* Hot-unplug of a running port: ethdev will not close it started. */
+	if (dev->data->dev_started)
+		rte_eth_dev_stop(dev->data->port_id);
 	return rte_eth_dev_close(dev->data->port_id);
 }
 
