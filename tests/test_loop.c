@@ -9,6 +9,8 @@
  * VLAN filters and queue pairs set through the control queue. RSS and
  * offloads: test_loop_offload.c.
  */
+#include <rte_cycles.h>
+
 #include "gv_test_loop.h"
 
 /* ------------------------------------------------------------- traffic -- */
@@ -347,6 +349,48 @@ static void test_multiqueue(void **state)
 	}
 	port_remove(&p);
 }
+/* The speed comes from the device's config space (SPEED_DUPLEX). */
+static void test_speed(void **state)
+{
+	struct port_cfg cfg = { 0 };
+	struct rte_eth_link link;
+	struct port p;
+
+	(void)state;
+	assert_int_equal(port_probe(&p, "speed=25000"), 0);
+	port_start(&p, &cfg);
+	assert_int_equal(rte_eth_link_get_nowait(p.id, &link), 0);
+	assert_int_equal(link.link_status, RTE_ETH_LINK_UP);
+	assert_int_equal(link.link_speed, 25000);
+	port_remove(&p);
+}
+
+/*
+ * A device that never answers its control queue: the command the start
+ * replays fails within the bound (1 s per command), the start reports it,
+ * the process goes on, and the port closes cleanly with every mbuf back.
+ */
+static void test_ctrl_silent(void **state)
+{
+	struct rte_eth_conf conf;
+	struct port p;
+	uint64_t t0, hz = rte_get_timer_hz();
+	int ret;
+
+	(void)state;
+	assert_int_equal(port_probe(&p, "ctrl_silent=1"), 0);
+	memset(&conf, 0, sizeof(conf));
+	assert_int_equal(rte_eth_dev_configure(p.id, 1, 1, &conf), 0);
+	assert_int_equal(rte_eth_rx_queue_setup(p.id, 0, 256, SOCKET_ID_ANY, NULL, mp), 0);
+	assert_int_equal(rte_eth_tx_queue_setup(p.id, 0, 256, SOCKET_ID_ANY, NULL), 0);
+	t0 = rte_get_timer_cycles();
+	ret = rte_eth_dev_start(p.id);
+	assert_true(ret < 0);
+	assert_true(rte_get_timer_cycles() - t0 < 5 * hz);
+	assert_int_equal(rte_eal_hotplug_remove("vdev", p.name), 0);
+	assert_int_equal(rte_mempool_in_use_count(mp), 0);
+}
+
 /* ---------------------------------------------------------------- main -- */
 
 int main(void)
@@ -365,5 +409,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_filters);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_vlan_filter);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_multiqueue);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_speed);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_ctrl_silent);
 	return _cmocka_run_group_tests("test_loop", tests, n, NULL, NULL) ? 1 : 0;
 }

@@ -104,6 +104,14 @@ static int negotiate(struct rte_eth_dev *dev)
 		if (hw->ops->read_config(hw, GV_NET_CFG_MTU, &mtu, sizeof(mtu)) == 0 && mtu >= 68)
 			hw->max_mtu = mtu;
 	}
+	if (gv_has(hw, GV_NET_F_SPEED_DUPLEX) && !hw->speed) {
+		uint32_t speed = 0;
+
+		/* UINT32_MAX: unknown (virtio 1.2 5.1.4) */
+		if (hw->ops->read_config(hw, GV_NET_CFG_SPEED, &speed, 4) == 0 && speed &&
+		    speed != UINT32_MAX)
+			hw->speed = speed;
+	}
 	/* The device's MAC, unless the app has set its own (kept across resets). */
 	if (gv_has(hw, GV_NET_F_MAC) && !hw->mac_from_app &&
 	    hw->ops->read_config(hw, GV_NET_CFG_MAC, &hw->mac, RTE_ETHER_ADDR_LEN) == 0)

@@ -255,10 +255,12 @@ static void loop_notify(struct gv_hw *hw, struct gv_queue *q)
 
 	if (!lp->running || idx >= GV_LOOP_MAX_VQ || lp->vq[idx].q != q || !lp->vq[idx].d)
 		return;
-	if (idx == 2u * pairs)
-		gv_loop_ctrl(lp, idx);
-	else if (idx % 2 == 1)
+	if (idx == 2u * pairs) {
+		if (!lp->ctrl_silent)
+			gv_loop_ctrl(lp, idx);
+	} else if (idx % 2 == 1) {
 		gv_loop_tx(lp, idx / 2);
+	}
 	/* RX: buffers are used when packets arrive; nothing to do now. */
 }
 
@@ -314,15 +316,17 @@ static const struct gv_transport_ops loop_ops = {
 #define KEY_MTU "mtu"
 #define KEY_SPEED "speed"
 #define KEY_PATHSEL "datapath"
+#define KEY_CTRL_SILENT "ctrl_silent"
 
 static const char *const valid_keys[] = {
 	KEY_QUEUES, KEY_QSIZE, KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_FEATURES,
-	KEY_MAC, KEY_MTU, KEY_SPEED, KEY_PATHSEL, NULL,
+	KEY_MAC, KEY_MTU, KEY_SPEED, KEY_PATHSEL, KEY_CTRL_SILENT, NULL,
 };
 
 struct loop_args {
 	uint32_t queues, queue_size, mtu, speed;
 	bool packed, mrg, in_order;
+	bool ctrl_silent; /* a device that never answers control commands */
 	uint64_t extra;
 	bool have_mac;
 	struct rte_ether_addr mac;
@@ -393,6 +397,8 @@ static int parse_one(const char *key, const char *v, struct loop_args *a)
 		return parse_uint(key, v, 68, 65535, &a->mtu);
 	if (!strcmp(key, KEY_SPEED))
 		return parse_uint(key, v, 0, 0x7fffffff, &a->speed);
+	if (!strcmp(key, KEY_CTRL_SILENT))
+		return parse_bool(key, v, &a->ctrl_silent);
 	if (!strcmp(key, KEY_PACKED))
 		return parse_bool(key, v, &a->packed);
 	if (!strcmp(key, KEY_MRG))
@@ -451,7 +457,7 @@ static int parse_args(const char *name, const char *args, struct loop_args *a)
 			known |= !strcmp(key, valid_keys[k]);
 		if (!known) {
 			GV_LOG(ERR, "%s: unknown devarg \"%s\"; valid: queues, queue_size, packed_vq, "
-			       "mrg_rxbuf, in_order, features, mac, mtu, speed, datapath", name, key);
+			       "mrg_rxbuf, in_order, features, mac, mtu, speed, datapath, ctrl_silent", name, key);
 			ret = -EINVAL;
 			break;
 		}
@@ -498,6 +504,7 @@ static struct gv_loop *loop_alloc(const char *name, const struct loop_args *a)
 	lp->qmax = (uint16_t)a->queue_size;
 	lp->mtu = (uint16_t)a->mtu;
 	lp->speed = a->speed;
+	lp->ctrl_silent = a->ctrl_silent;
 	lp->status = GV_NET_S_LINK_UP;
 	if (a->have_mac)
 		memcpy(lp->perm_mac, a->mac.addr_bytes, 6);
@@ -542,8 +549,7 @@ static int loop_probe(struct rte_vdev_device *vdev)
 	hw->want_mrg = a.mrg;
 	hw->want_in_order = a.in_order;
 	hw->force_path = a.force;
-	hw->speed = a.speed;
-	hw->use_va = true;
+	hw->use_va = true; /* the speed comes from the config space (SPEED_DUPLEX) */
 	hw->max_mtu = (uint16_t)a.mtu;
 	memcpy(hw->mac.addr_bytes, lp->mac, 6);
 	ret = gv_ethdev_init(dev, hw);
@@ -586,6 +592,7 @@ RTE_PMD_REGISTER_PARAM_STRING(net_gvirtio_loop,
 			      "mac=<xx:xx:xx:xx:xx:xx> "
 			      "mtu=<68-65535> "
 			      "speed=<Mbps> "
+			      "ctrl_silent=<0|1> "
 			      "datapath=<simple|inorder|full>");
 
 /* ------------------------------------------------------------ test API -- */

@@ -67,6 +67,7 @@ struct gv_loop {
 	uint16_t qmax;
 	uint16_t mtu;
 	uint32_t speed;
+	bool ctrl_silent; /* never answer the control queue (a test of timeouts) */
 	uint8_t perm_mac[6];
 
 	/* negotiation */
