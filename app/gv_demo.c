@@ -315,6 +315,8 @@ int main(int argc, char **argv)
 	printf("\n%s: %d rows, %d with errors. Gbit/s counts frame bytes without CRC.\n",
 	       failed ? "FAIL" : "OK", nrows, failed);
 	rte_mempool_free(mp);
+	if (sock_dir())
+		rmdir(sock_dir());
 	rte_eal_cleanup();
 	return failed ? 1 : 0;
 }

@@ -191,6 +191,12 @@ static int user_get_features(struct gv_hw *hw, uint64_t *features)
 		     ~GV_BIT(26) /* VHOST_F_LOG_ALL: ours to ask, not the driver's */ &
 		     ~GV_BIT(GV_NET_F_CTRL_VLAN) /* no filter to emulate it with */) |
 		    GV_USER_EMULATED;
+	/*
+	 * The MTU lives in the config space: without PROTOCOL_F_CONFIG we
+	 * can neither read it nor tell it, so do not claim the feature.
+	 */
+	if (!(gv_vhu_protocol_features(tp_of(hw)->conn) & GV_BIT(GV_VHU_PROTOCOL_F_CONFIG)))
+		*features &= ~GV_BIT(GV_NET_F_MTU);
 	return 0;
 }
 
