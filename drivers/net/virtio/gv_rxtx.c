@@ -214,35 +214,6 @@ static __rte_always_inline void rx_finish(struct gv_rxq *rxq)
 		queue_broken(&rxq->q, "rx");
 }
 
-static __rte_always_inline uint16_t rx_simple_body(void *q, struct rte_mbuf **pkts, uint16_t n)
-{
-	struct gv_rxq *rxq = q;
-	const uint16_t hdr = rxq->hdr_size;
-	uint32_t lens[GV_BURST_MAX];
-	uint16_t nrx = 0, got;
-
-	if (n > GV_BURST_MAX)
-		n = GV_BURST_MAX;
-	got = (uint16_t)gv_vq_get_used(rxq->q.vq, (void **)pkts, lens, n);
-	for (uint16_t i = 0; i < got; i++) {
-		struct rte_mbuf *m = pkts[i];
-
-		if (unlikely(lens[i] <= hdr)) {
-			rxq->q.st.errors++;
-			rte_pktmbuf_free(m);
-			continue;
-		}
-		m->data_len = (uint16_t)(lens[i] - hdr);
-		m->pkt_len = lens[i] - hdr;
-		m->port = rxq->port_id;
-		count_pkt(&rxq->q.st, m);
-		pkts[nrx++] = m;
-	}
-	rxq->q.st.packets += nrx;
-	rx_finish(rxq);
-	return nrx;
-}
-
 static __rte_always_inline uint16_t rx_mrg_body(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct gv_rxq *rxq = q;
@@ -335,9 +306,14 @@ static struct rte_mbuf *rx_trim_chain(struct gv_rxq *rxq, struct rte_mbuf *head,
 	return head;
 }
 
-static __rte_always_inline uint16_t rx_full_body(void *q, struct rte_mbuf **pkts, uint16_t n)
+/*
+ * One used chain per packet: the simple path (one mbuf) and the full path
+ * (a chain of mbufs, trimmed to the length, offloads) as one function
+ * specialised by the literal `full`.
+ */
+static __rte_always_inline uint16_t rx_plain_t(struct gv_rxq *rxq, struct rte_mbuf **pkts,
+					       uint16_t n, const bool full)
 {
-	struct gv_rxq *rxq = q;
 	const uint16_t hdr = rxq->hdr_size;
 	uint32_t lens[GV_BURST_MAX];
 	uint16_t nrx = 0, got;
@@ -353,17 +329,32 @@ static __rte_always_inline uint16_t rx_full_body(void *q, struct rte_mbuf **pkts
 			rte_pktmbuf_free(m);
 			continue;
 		}
-		m = rx_trim_chain(rxq, m, lens[i] - hdr);
+		if (full) {
+			m = rx_trim_chain(rxq, m, lens[i] - hdr);
+			if (rxq->ol_any)
+				gv_rx_offload(rxq, m, (const struct gv_net_hdr *)
+					((char *)m->buf_addr + RTE_PKTMBUF_HEADROOM - hdr));
+		} else {
+			m->data_len = (uint16_t)(lens[i] - hdr);
+			m->pkt_len = lens[i] - hdr;
+		}
 		m->port = rxq->port_id;
-		if (rxq->ol_any)
-			gv_rx_offload(rxq, m, (const struct gv_net_hdr *)
-				((char *)m->buf_addr + RTE_PKTMBUF_HEADROOM - hdr));
 		count_pkt(&rxq->q.st, m);
 		pkts[nrx++] = m;
 	}
 	rxq->q.st.packets += nrx;
 	rx_finish(rxq);
 	return nrx;
+}
+
+static __rte_always_inline uint16_t rx_simple_body(void *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	return rx_plain_t(q, pkts, n, false);
+}
+
+static __rte_always_inline uint16_t rx_full_body(void *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	return rx_plain_t(q, pkts, n, true);
 }
 
 /* Give back every mbuf the queue holds (port stop). */
