@@ -115,6 +115,13 @@ uint32_t gv_vq_num_free(const struct gv_vq *vq) { return vq->num_free; }
 uint32_t gv_vq_inflight(const struct gv_vq *vq) { return vq->inflight; }
 bool gv_vq_broken(const struct gv_vq *vq) { return vq->broken; }
 
+uint32_t gv_vq_avail_state(const struct gv_vq *vq)
+{
+	if (vq->layout == GV_LAYOUT_PACKED)
+		return (uint32_t)(vq->p.avail_idx & 0x7fff) | ((uint32_t)(vq->p.avail_wrap & 1) << 15);
+	return vq->s.pub_idx;
+}
+
 void gv_vq_stats(const struct gv_vq *vq, struct gv_vq_stats *out)
 {
 	*out = vq->stats;

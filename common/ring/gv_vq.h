@@ -108,6 +108,13 @@ uint32_t gv_vq_num(const struct gv_vq *vq);
 uint32_t gv_vq_num_free(const struct gv_vq *vq); /* free descriptors */
 uint32_t gv_vq_inflight(const struct gv_vq *vq); /* chains posted, not returned */
 bool gv_vq_broken(const struct gv_vq *vq);
+/*
+ * Where the next available entry goes, as VIRTIO_F_NOTIFICATION_DATA
+ * reports it (virtio 1.2, 2.9): split, the avail index as published;
+ * packed, the ring offset in bits 0-14 and the wrap counter in bit 15.
+ * Meaningful after gv_vq_flush() / gv_vq_kick_prepare().
+ */
+uint32_t gv_vq_avail_state(const struct gv_vq *vq);
 void gv_vq_stats(const struct gv_vq *vq, struct gv_vq_stats *out);
 
 /*

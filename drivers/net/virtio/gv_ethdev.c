@@ -58,6 +58,7 @@ static uint64_t wanted_features(const struct gv_hw *hw, const struct rte_eth_con
 	if (hw->want_in_order && hw->force_path != GV_FORCE_SIMPLE)
 		f |= GV_BIT(GV_F_IN_ORDER);
 	f |= gv_offload_features(conf->rxmode.offloads, conf->txmode.offloads);
+	f |= hw->ops->tp_features;
 	/* Indirect tables only help chains: multi-segment TX or chained RX. */
 	if ((conf->txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ||
 	    (conf->rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER) || hw->force_path == GV_FORCE_FULL)
@@ -195,6 +196,8 @@ static uint16_t queue_size(struct gv_hw *hw, uint16_t vq_idx, uint16_t nb_desc)
 	uint32_t size = nb_desc ? nb_desc : hw->queue_size;
 	uint32_t max = hw->ops->queue_max(hw, vq_idx);
 
+	if (hw->ops->fixed_queue_size)
+		return (uint16_t)max;
 	if (size < 2)
 		size = 2;
 	if (hw->layout == GV_LAYOUT_SPLIT)
@@ -629,6 +632,8 @@ static int gv_dev_close(struct rte_eth_dev *dev)
 	gv_ctrl_release(hw);
 	if (hw->ops)
 		hw->ops->close(hw);
+	/* instance_free does not free the vector list. */
+	rte_intr_vec_list_free(dev->intr_handle);
 	rte_intr_instance_free(dev->intr_handle);
 	dev->intr_handle = NULL;
 	pthread_mutex_unlock(&hw->ctl_lock);

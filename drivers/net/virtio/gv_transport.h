@@ -21,6 +21,16 @@ struct gv_queue;
 
 struct gv_transport_ops {
 	const char *name;
+	/*
+	 * Transport feature bits this transport implements, asked for on top
+	 * of what the PMD wants (e.g. NOTIFICATION_DATA for virtio-pci).
+	 */
+	uint64_t tp_features;
+	/*
+	 * The device takes rings of exactly queue_max() entries (legacy
+	 * virtio-pci): the app's ring size is not used.
+	 */
+	bool fixed_queue_size;
 	/* Features the device offers (transport bits included). */
 	int (*get_features)(struct gv_hw *hw, uint64_t *features);
 	/* Tell the device what the driver accepted (FEATURES_OK). */
