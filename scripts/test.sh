@@ -3,10 +3,13 @@
 #   build/          release build (project defaults), meson test
 #   build-asan/     ASan+UBSan debug build, meson test (GV_STRESS_SCALE=0.25)
 #   build-aarch64/  cross build of the core only; its objects must be AArch64
+#   build-fuzz/     clang libFuzzer targets (fuzz/), each run for a bounded
+#                   time over its seeds + new inputs; one test per target
 # and end with one line "tests: N passed, M failed". Exits non-zero if
 # anything failed (or nothing ran).
 #
 # GV_SOAK=1 in the environment reaches the stress test (long soak).
+# GV_FUZZ_SECONDS=<s> sets each fuzz target's time (default 20).
 set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO" || exit 1
@@ -126,6 +129,18 @@ if bash scripts/build.sh build-aarch64 --cross-file scripts/cross/aarch64-linux-
 	fi
 else
 	fail "aarch64-cross: build of build-aarch64/"
+fi
+
+# (d) libFuzzer targets: ASan+UBSan, each over fuzz/corpus/<target> plus
+# new inputs for a bounded time (fuzz/run.sh); one test per target
+fuzz_secs=${GV_FUZZ_SECONDS:-20}
+echo "=== build-fuzz/: libFuzzer targets (clang), ${fuzz_secs} s each"
+if CC=clang CXX=clang++ bash scripts/build.sh build-fuzz -Dfuzz=true -Dtests=false \
+	-Dbench=false -Db_lundef=false; then
+	GV_FUZZ_SECONDS=$fuzz_secs run_meson_tests build-fuzz --suite fuzz
+	grep -h '^fuzz: ' build-fuzz/meson-logs/testlog.txt 2>/dev/null # executions per target
+else
+	fail "build of build-fuzz/"
 fi
 
 summary

@@ -111,13 +111,17 @@ int gv_vqd_init(struct gv_vqd *d, const struct gv_vqd_config *cfg)
 		d->s.desc = cfg->xlate(d->xctx, cfg->addrs.desc, (uint32_t)gv_split_desc_bytes(num));
 		d->s.avail = cfg->xlate(d->xctx, cfg->addrs.driver, (uint32_t)gv_split_avail_bytes(num));
 		d->s.used = cfg->xlate(d->xctx, cfg->addrs.device, (uint32_t)gv_split_used_bytes(num));
-		if (!d->s.desc || !d->s.avail || !d->s.used)
+		/* Alignments of virtio 1.2 2.7: desc 16, avail 2, used 4. */
+		if (!d->s.desc || !d->s.avail || !d->s.used || (uintptr_t)d->s.desc % 16 ||
+		    (uintptr_t)d->s.avail % 2 || (uintptr_t)d->s.used % 4)
 			return -EINVAL;
 	} else {
 		d->p.desc = cfg->xlate(d->xctx, cfg->addrs.desc, 16u * num);
 		d->p.drv = cfg->xlate(d->xctx, cfg->addrs.driver, sizeof(struct gv_packed_event));
 		d->p.dev = cfg->xlate(d->xctx, cfg->addrs.device, sizeof(struct gv_packed_event));
-		if (!d->p.desc || !d->p.drv || !d->p.dev)
+		/* Alignments of virtio 1.2 2.8: descriptors 16, events 4. */
+		if (!d->p.desc || !d->p.drv || !d->p.dev || (uintptr_t)d->p.desc % 16 ||
+		    (uintptr_t)d->p.drv % 4 || (uintptr_t)d->p.dev % 4)
 			return -EINVAL;
 		d->p.avail_wrap = d->p.used_wrap = d->p.pub_wrap = 1;
 	}
@@ -141,7 +145,8 @@ static int add_seg(struct gv_vqd *d, struct gv_chain *c, uint64_t addr, uint32_t
 {
 	struct gv_chain_seg *s;
 
-	if (c->nseg == GV_CHAIN_MAX_SEGS || (!write && c->in_len))
+	/* Readable after any writable segment (even an empty one): refused. */
+	if (c->nseg == GV_CHAIN_MAX_SEGS || (!write && c->nseg != c->n_out))
 		return -1;
 	if (write ? (uint64_t)c->in_len + len > UINT32_MAX : (uint64_t)c->out_len + len > UINT32_MAX)
 		return -1;
@@ -171,10 +176,14 @@ static void chain_start(struct gv_chain *c)
 /* The table an indirect descriptor points at: checked and translated. */
 static void *indirect_table(struct gv_vqd *d, uint64_t addr, uint32_t len, uint32_t *n)
 {
+	void *t;
+
 	if (len == 0 || len % 16 || len / 16 > GV_CHAIN_MAX_SEGS)
 		return NULL;
 	*n = len / 16;
-	return d->xlate(d->xctx, addr, len);
+	t = d->xlate(d->xctx, addr, len);
+	/* Descriptors are read in place: the table must be aligned (spec: 16). */
+	return t && (uintptr_t)t % 16 == 0 ? t : NULL;
 }
 
 static int split_take_indirect(struct gv_vqd *d, struct gv_chain *c, uint64_t addr, uint32_t len)

@@ -2,7 +2,8 @@
 /*
  * gv_devargs.c - the devargs parser of the net_gvirtio_user vdev
  * (path, server, queues, queue_size, mac, packed_vq, mrg_rxbuf, in_order,
- * datapath, speed; see gv_devargs.h). Every value is untrusted text:
+ * datapath, speed; see gv_devargs.h) and of net_gvirtio PCI devices (the
+ * same keys without path and server). Every value is untrusted text:
  * numbers are range-checked, booleans are exactly 0 or 1, unknown keys are
  * refused. Needs rte_kvargs, rte_ether and rte_log only (fuzzed alone).
  */
@@ -29,6 +30,11 @@
 static const char *const valid_keys[] = {
 	KEY_PATH, KEY_SERVER, KEY_QUEUES, KEY_QSIZE,	KEY_MAC,
 	KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_PATHSEL, KEY_SPEED, NULL,
+};
+
+/* net_gvirtio (PCI): no socket. */
+static const char *const pci_keys[] = {
+	KEY_QUEUES, KEY_QSIZE, KEY_MAC, KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_PATHSEL, KEY_SPEED, NULL,
 };
 
 static int parse_uint(const char *key, const char *v, uint32_t min, uint32_t max, uint32_t *out)
@@ -118,16 +124,13 @@ static int parse_one(const char *key, const char *v, void *opaque)
 	return -EINVAL;
 }
 
-int gv_user_parse_args(const char *name, const char *args, struct gv_user_args *a)
+/* Parse args against `keys` (their list for messages: `valid`) into *a. */
+static int parse_kv(const char *name, const char *args, struct gv_user_args *a,
+		    const char *const *keys, const char *valid)
 {
 	struct rte_kvargs *kv;
 	int ret = 0;
 
-	memset(a, 0, sizeof(*a));
-	a->queues = 1;
-	a->queue_size = GV_DEFAULT_QUEUE_SIZE;
-	a->mrg = true;
-	a->in_order = true;
 	kv = rte_kvargs_parse(args ? args : "", NULL);
 	if (!kv) {
 		GV_LOG(ERR, "%s: cannot parse devargs \"%s\": expected key=value,...", name, args);
@@ -137,21 +140,47 @@ int gv_user_parse_args(const char *name, const char *args, struct gv_user_args *
 		const char *key = kv->pairs[i].key;
 		bool known = false;
 
-		for (unsigned int k = 0; valid_keys[k]; k++)
-			known |= !strcmp(key, valid_keys[k]);
+		for (unsigned int k = 0; keys[k]; k++)
+			known |= !strcmp(key, keys[k]);
 		if (!known) {
-			GV_LOG(ERR, "%s: unknown devarg \"%s\"; valid: path, server, queues, "
-			       "queue_size, mac, packed_vq, mrg_rxbuf, in_order, datapath, speed",
-			       name, key);
+			GV_LOG(ERR, "%s: unknown devarg \"%s\"; valid: %s", name, key, valid);
 			ret = -EINVAL;
 			break;
 		}
 		ret = parse_one(key, kv->pairs[i].value, a);
 	}
 	rte_kvargs_free(kv);
+	return ret;
+}
+
+static void defaults(struct gv_user_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->queues = 1;
+	a->queue_size = GV_DEFAULT_QUEUE_SIZE;
+	a->mrg = true;
+	a->in_order = true;
+}
+
+int gv_user_parse_args(const char *name, const char *args, struct gv_user_args *a)
+{
+	int ret;
+
+	defaults(a);
+	ret = parse_kv(name, args, a, valid_keys,
+		       "path, server, queues, queue_size, mac, packed_vq, mrg_rxbuf, in_order, "
+		       "datapath, speed");
 	if (ret == 0 && !a->have_path) {
 		GV_LOG(ERR, "%s: devarg path=<unix socket> is required", name);
 		ret = -EINVAL;
 	}
 	return ret;
+}
+
+int gv_pci_parse_args(const char *name, const char *args, struct gv_user_args *a)
+{
+	defaults(a);
+	a->queues = 0; /* as many as the device has */
+	return parse_kv(name, args, a, pci_keys,
+			"queues, queue_size, mac, packed_vq, mrg_rxbuf, in_order, datapath, speed");
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gv_devargs.h - the devargs of the net_gvirtio_user vdev: what they parse
- * into and their documented ranges. The parser (gv_devargs.c) needs only
+ * gv_devargs.h - the devargs of the net_gvirtio_user vdev (and of
+ * net_gvirtio PCI devices, a subset): what they parse into and their
+ * documented ranges. The parser (gv_devargs.c) needs only
  * rte_kvargs, rte_ether and rte_log, not EAL or ethdev, so the fuzzer
  * (fuzz/fuzz_devargs.c) links it alone.
  */
@@ -41,5 +42,11 @@ struct gv_user_args {
  * out-of-range value, or no path.
  */
 int gv_user_parse_args(const char *name, const char *args, struct gv_user_args *a);
+
+/*
+ * The devargs of a net_gvirtio PCI device: the keys above except path and
+ * server; queues defaults to 0 (every pair the device has). 0 or -EINVAL.
+ */
+int gv_pci_parse_args(const char *name, const char *args, struct gv_user_args *a);
 
 #endif /* GV_DEVARGS_H */

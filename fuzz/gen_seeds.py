@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+# fuzz/gen_seeds.py - writes the hand-made seeds of fuzz/corpus/<target>/
+# (named seed-*; regression inputs from crashes are kept there under
+# other names and never touched). Each seed is a small valid program in
+# its target's input format (see the header comment of each target), so
+# that every path starts covered: split and packed, in-order or not,
+# indirect, event index, batches, each kind of hostile write; each reply
+# kind; valid and invalid devargs. Re-run after changing an input format:
+#   python3 fuzz/gen_seeds.py
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def write(target, name, data):
+    d = os.path.join(HERE, 'corpus', target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, 'seed-' + name), 'wb') as f:
+        f.write(data)
+
+
+# ------------------------------------------------- fuzz_split/packed_used
+# byte 0 features, byte 1 ring size, byte 2 max_indirect, then opcodes
+# (index into g_ops[] of fuzz_vq.c) with their arguments.
+EVENT_IDX, IN_ORDER, INDIRECT, MANDATORY, ALIGN4K = 1, 2, 4, 8, 16  # GV_VQ_F_*
+OP = dict(ADD=0, BURST=3, FLUSH=4, KICK=5, GET=7, RECLAIM=10, PENDING=11, ENABLE=12,
+          DISABLE=13, TAKE=14, RET=17, PUB=21, BATCH=22, RAW=23, JUMP=25, SCRIBBLE=26,
+          EVENT=27, RESET=29)
+
+
+def add(n_out, n_in, indirect=False, lens=range(1, 64)):
+    if n_in <= 3:
+        b, lm = n_out | (n_in << 2), 0xaa  # length mode 2 everywhere: 1 + a byte
+    else:  # a long chain: 4 + lm % 17 writable segments, no 4-byte lengths
+        b = 0xe0 | n_out
+        lm = next(m for m in range(256) if m % 17 == n_in - 4 and
+                  all((m >> (2 * k)) & 3 != 1 for k in range(4)))
+    b |= 0x10 if indirect else 0
+    return bytes([OP['ADD'], b, lm]) + bytes(lens[:n_out + n_in])
+
+
+def take(n):
+    return bytes([OP['TAKE'], n - 1])
+
+
+def ret(pick=0, publish=True, frac=0xff):
+    return bytes([OP['RET'], pick | (0x80 if publish else 0), frac])
+
+
+def get(n, lens=True):
+    return bytes([OP['GET'], (n - 1) | (0 if lens else 0x80)])
+
+
+def trips(k, n_out=1, n_in=1, indirect=False, pick=0):
+    p = b''
+    for i in range(k):
+        p += add(n_out, n_in, indirect) + bytes([OP['KICK']]) + take(1) + ret(pick) + get(4)
+    return p
+
+
+def vq_seeds(target, num_byte, odd_num_byte, packed):
+    w = lambda name, cfg, prog: write(target, name, bytes(cfg) + prog)
+    fl = lambda sel: bytes([sel]) if packed else b''  # packed: the flags selector
+    w('plain', [0, num_byte, 3], trips(12) + trips(4, 2, 0) + bytes([OP['PENDING']]))
+    w('out-of-order', [0, num_byte, 3],
+      add(1, 1) + add(0, 2) + add(2, 1) + bytes([OP['KICK']]) + take(3) +
+      ret(2) + ret(0) + ret(0) + get(8) + trips(6))
+    w('in-order-batch', [IN_ORDER | EVENT_IDX, num_byte, 3],
+      bytes([OP['BURST'], 0x80 | 5, 64, OP['KICK']]) + take(6) +
+      bytes([OP['BATCH'], 5, OP['RECLAIM'], 7]) + trips(10) +
+      bytes([OP['ENABLE'], OP['DISABLE'], OP['ENABLE']]))
+    w('indirect', [INDIRECT, num_byte, 7],
+      trips(6, 2, 3, True) + trips(3, 1, 1) + add(0, 6, True) + add(1, 20) +
+      bytes([OP['KICK']]) + take(2) + ret(0) + ret(0) + get(2))
+    w('all-features', [IN_ORDER | EVENT_IDX | INDIRECT | MANDATORY | ALIGN4K, odd_num_byte, 7],
+      trips(20, 1, 2, True) + trips(20, 1, 1) + bytes([OP['RESET']]) + trips(3))
+    w('long-chain', [INDIRECT, 6 if not packed else 63, 31],
+      add(1, 20) + add(2, 18, True) + bytes([OP['KICK']]) + take(2) + ret(1) + ret(0) + get(4) +
+      trips(3, 3, 3))
+    w('burst-tx', [IN_ORDER, num_byte, 3],
+      bytes([OP['BURST'], 7, 100, OP['KICK']]) + take(8) + ret() * 8 + bytes([OP['RECLAIM'], 7]))
+    # Hostile devices: each breaks the queue one way. RAW: mode byte (id
+    # from: 0 u32, 2 taken[k]; length: 0 u32, 1 in_len + 1, 3 in_len; 0x20
+    # split: publish), its arguments, packed: flags selector.
+    base = add(1, 1) + add(0, 1) + bytes([OP['KICK']]) + take(2)
+    w('bad-id', [0, num_byte, 3], base + bytes([OP['RAW'], 0x20]) +
+      struct.pack('<II', 0xffff, 8) + fl(0) + get(4))
+    w('bad-len', [0, num_byte, 3], base + bytes([OP['RAW'], 0x20 | 2 | (1 << 2), 0]) + fl(0) +
+      get(4))
+    w('bad-order', [IN_ORDER, num_byte, 3], base + bytes([OP['RAW'], 0x20 | 2 | (3 << 2), 1]) +
+      fl(0) + get(4))
+    w('bad-flags', [0, num_byte, 3], base + bytes([OP['RAW'], 0x20 | 2 | (3 << 2), 0]) + fl(2) +
+      get(4))
+    w('used-jump', [0, num_byte, 3], base + bytes([OP['JUMP'], 0, 40]) +
+      (bytes([0]) if packed else b'') + get(4))
+    w('scribble', [EVENT_IDX, num_byte, 3], base +
+      bytes([OP['SCRIBBLE'], 7 << 1, 0, 0, 0, 0]) + b'\xff' * 8 + bytes([OP['EVENT'], 1, 1, 0]) +
+      get(4) + bytes([OP['KICK'], OP['ENABLE']]))
+
+
+vq_seeds('fuzz_split_used', 3, 1, False)  # split: 8 entries; 2
+vq_seeds('fuzz_packed_used', 7, 4, True)  # packed: 8 entries; 5
+
+# ----------------------------------------------------------- fuzz_vqd_take
+# header: b0 (bit0 packed, bit1 EVENT_IDX, bits 4-5 base, bit6 log), b1 size,
+# u16 offsets desc/driver/device, u16 arena size, u8 log size, [u64 base],
+# u16 fill, arena bytes, then a program.
+W, NEXT, IND = 2, 1, 4
+AVAIL, USED = 1 << 7, 1 << 15
+
+
+def sdesc(addr, ln, fl, nx=0):
+    return struct.pack('<QIHH', addr, ln, fl, nx)
+
+
+def pdesc(addr, ln, id_, fl):
+    return struct.pack('<QIHH', addr, ln, id_, fl)
+
+
+def arena(parts, size):
+    a = bytearray(size)
+    for off, b in parts:
+        a[off:off + len(b)] = b
+    return bytes(a)
+
+
+def vqd(name, b0, b1, offs, asz, ar, prog=b'', logb=0, base=None):
+    hdr = bytes([b0, b1]) + struct.pack('<HHHHB', offs[0], offs[1], offs[2], asz, logb)
+    if base is not None:
+        hdr += struct.pack('<Q', base)
+    fill = struct.pack('<H', len(ar))
+    write('fuzz_vqd_take', name, hdr + fill + ar + prog)
+
+
+def avail(idx, heads):
+    return struct.pack('<HH', 0, idx) + b''.join(struct.pack('<H', h) for h in heads)
+
+
+# split, 4 entries: desc @0, avail @64, used @128, data from 256
+vqd('split-chain', 0, 2, (0, 64, 128), 512, arena([
+    (0, sdesc(256, 16, NEXT, 1) + sdesc(272, 32, W | NEXT, 2) + sdesc(304, 8, W)),
+    (64, avail(1, [0]))], 320))
+vqd('split-indirect', 0x40, 2, (0, 64, 128), 512, arena([
+    (0, sdesc(400, 48, IND)),
+    (64, avail(1, [0])),
+    (400, sdesc(256, 16, NEXT, 1) + sdesc(272, 32, W | NEXT, 2) + sdesc(304, 8, W))], 448),
+    logb=4)
+vqd('split-two-event-idx', 2, 2, (0, 64, 128), 512, arena([
+    (0, sdesc(256, 16, 0) + sdesc(272, 64, W)),
+    (64, avail(2, [0, 1]))], 320), prog=bytes([0, 3, 0, 3, 0, 3, 5, 0, 4, 0, 4, 1, 0, 0]))
+vqd('split-loop', 0, 2, (0, 64, 128), 512, arena([
+    (0, sdesc(256, 16, NEXT, 1) + sdesc(272, 16, NEXT, 0)),
+    (64, avail(1, [0]))], 320))
+vqd('split-bad-indirect', 0, 2, (0, 64, 128), 512, arena([
+    (0, sdesc(400, 40, IND)), (64, avail(1, [0]))], 448))
+HIGH = 0xffffffffffff0000
+vqd('split-high-base', 0x20, 2, (0, 64, 128), 512, arena([
+    (0, sdesc(HIGH + 256, 16, NEXT, 1) + sdesc(HIGH + 272, 240, W)),
+    (64, avail(1, [0]))], 320), logb=200)
+vqd('split-wrapping-len', 0x60, 2, (0, 64, 128), 512, arena([
+    (0, sdesc(HIGH + 256, 16, NEXT, 1) + sdesc(HIGH + 272, 0xffffffff, W)),
+    (64, avail(1, [0]))], 320), logb=200)
+# packed, 4 entries: desc @0, driver event @64, device event @68
+vqd('packed-chain', 1, 3, (0, 64, 68), 512, arena([
+    (0, pdesc(256, 16, 0, AVAIL | NEXT) + pdesc(272, 32, 0, AVAIL | W | NEXT) +
+     pdesc(304, 8, 0, AVAIL | W) + pdesc(320, 8, 1, AVAIL | W))], 336),
+    prog=bytes([1, 7, 6, 0, 5, 0]))
+vqd('packed-indirect', 0x43, 3, (0, 64, 68), 512, arena([
+    (0, pdesc(400, 32, 2, AVAIL | IND)),
+    (400, pdesc(256, 16, 0, 0) + pdesc(272, 32, 0, W))], 448), logb=2)
+# one entry: take, return, publish; the driver makes it available again in
+# the next lap (AVAIL 0, USED 1), take again
+vqd('packed-wrap', 1, 0, (0, 64, 68), 512, arena([
+    (0, pdesc(256, 16, 0, AVAIL | W))], 320),
+    prog=bytes([0, 3, 2, 15, 0, 0]) + pdesc(256, 16, 0, USED | W) + bytes([0, 3, 0, 3]))
+
+# ---------------------------------------------------------- fuzz_vhu_reply
+# byte 0 kind (0 u64, 1 state, 2 config; bit 7 encoders), byte 1 request
+# index (0 GET_FEATURES, 8 GET_VRING_BASE, 15 GET_CONFIG), u32 cfg offset,
+# u16 cfg size, then the reply.
+def vhu(name, kind, req_idx, cfg_off, cfg_size, reply, enc=b''):
+    write('fuzz_vhu_reply', name, bytes([kind | (0x80 if enc else 0), req_idx]) +
+          struct.pack('<IH', cfg_off, cfg_size) + enc + reply)
+
+
+def hdr(req, flags, size):
+    return struct.pack('<III', req, flags, size)
+
+
+vhu('u64-features', 0, 0, 0, 0, hdr(1, 5, 8) + struct.pack('<Q', 0x1_7000_0000))
+vhu('u64-no-reply-flag', 0, 0, 0, 0, hdr(1, 1, 8) + struct.pack('<Q', 1))
+vhu('u64-wrong-request', 0, 0, 0, 0, hdr(2, 5, 8) + struct.pack('<Q', 1))
+vhu('u64-trailing', 0, 0, 0, 0, hdr(1, 5, 8) + bytes(9))
+vhu('state-base', 1, 8, 0, 0, hdr(11, 5, 8) + struct.pack('<II', 1, 0x8000))
+vhu('state-truncated', 1, 8, 0, 0, hdr(11, 5, 8) + bytes(4))
+vhu('config-mac', 2, 15, 0, 6, hdr(24, 5, 18) + struct.pack('<III', 0, 6, 0) + b'\x02\0\0\0\0\1')
+vhu('config-failed', 2, 15, 0, 6, hdr(24, 5, 0))
+vhu('config-other-offset', 2, 15, 8, 2, hdr(24, 5, 14) + struct.pack('<III', 0, 2, 0) + b'\0\0')
+vhu('config-too-big', 2, 15, 0, 290, hdr(24, 5, 12 + 290) + bytes(12 + 290))
+# encoders: cap, request, flags, u64, state, vring addr, 2 regions (of 9
+# read), config size, config bytes, config offset and flags
+region = struct.pack('<QQQQ', 0x100000, 0x1000, 0x7f0000000000, 0)
+vhu('encoders', 0, 0, 0, 0, hdr(1, 5, 8) + bytes(8),
+    enc=struct.pack('<HIB', 300, 5, 8) + bytes(8) + bytes(8) + bytes(40) + b'\x02' +
+    region * 2 + bytes(7 * 32) + struct.pack('<H', 7) + bytes(300) + bytes(8))
+
+# ------------------------------------------------------------ fuzz_devargs
+for i, s in enumerate([
+        'path=/tmp/gv.sock',
+        'path=/tmp/gv.sock,server=1,queues=4,queue_size=1024,mac=02:00:00:00:00:01,'
+        'packed_vq=1,mrg_rxbuf=0,in_order=0,datapath=inorder,speed=25000',
+        'path=/run/a,datapath=full,queues=0x10,queue_size=0400',
+        'path=/tmp/s,queues=17',
+        'path=/tmp/s,queue_size=1',
+        'path=/tmp/s,mac=01:00:5e:00:00:01',
+        'path=/tmp/s,server=2',
+        'path=/tmp/s,datapath=fast',
+        'queues=2',
+        'path=',
+        'path=/tmp/s,bogus=1',
+        'path=/tmp/s,speed=4294967296',
+        'path=/tmp/s,queues=-1,queue_size= 64',
+        'path=/tmp/s,path=/tmp/t,mac',
+        'path=[/tmp/a,b],queues=2',
+        'path=a=b',
+        'path=' + 'x' * 107,
+        'path=' + 'x' * 108,
+]):
+    write('fuzz_devargs', '%02d' % i, s.encode())
