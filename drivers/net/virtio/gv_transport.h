@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gv_transport.h - the boundary between the PMD and a transport
- * (vhost-user now, virtio-pci later). The RX/TX paths and ethdev ops only
- * see this table; a transport implements it and nothing else changes.
+ * (vhost-user, the loopback device, virtio-pci). The RX/TX paths and
+ * ethdev ops only see this table; a transport implements it and nothing
+ * else changes.
  *
  * Order of calls for a start: reset -> get_features -> set_features ->
  * setup_queue (each queue) -> start (DRIVER_OK). For a stop: stop ->
