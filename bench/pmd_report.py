@@ -1,0 +1,576 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""bench/pmd_report.py - the helper behind bench/pmd_compare.sh (stdlib only).
+
+Subcommands:
+  median V1,V2,...      median of a comma list ("-" when empty)
+  sample ...            one throughput sample -> one JSON line on stdout
+  cg ...                one callgrind dump -> one JSON line on stdout
+  report ...            all samples -> markdown on stdout, results JSON,
+                        PNG plot (gnuplot)
+
+`cg` can also be used on its own to look at a dump, e.g.
+  python3 bench/pmd_report.py cg --file X.callgrind.1 --so 'librte_net_gvirtio\\.so' \\
+      --fe-log /dev/null --row gtx/split/mrg1/inorder/64 --driver gv --pretty
+"""
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+DIRS = {"gtx": "guest TX", "grx": "guest RX", "loop": "loopback"}
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None and not (isinstance(x, float) and math.isnan(x))]
+    return statistics.median(xs) if xs else None
+
+
+def read_text(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def final_stats(log):
+    """The numbers of testpmd's 'Accumulated forward statistics' block."""
+    i = log.rfind("Accumulated forward statistics")
+    out = {}
+    if i < 0:
+        return out
+    block = log[i:i + 2000]
+    for k in ("RX-packets", "RX-dropped", "RX-total", "TX-packets", "TX-dropped", "TX-total"):
+        m = re.search(re.escape(k) + r":\s*(\d+)", block)
+        if m:
+            out[k] = int(m.group(1))
+    m = re.search(r"CPU cycles/packet=([0-9.]+)", log[i:])
+    if m:
+        out["cyc_per_pkt"] = float(m.group(1))
+    return out
+
+
+def paths_of(log, driver):
+    """(rx, tx) path names the driver logged."""
+    if driver == "gv":
+        m = re.search(r"rx path (\S+), tx path (\S+) \((\w+) ring\)", log)
+        return (m.group(1), m.group(2)) if m else (None, None)
+    rx = re.search(r"virtio: using (.+?) Rx path", log)
+    tx = re.search(r"virtio: using (.+?) Tx path", log)
+    return (rx.group(1) if rx else None, tx.group(1) if tx else None)
+
+
+# ---------------------------------------------------------------- callgrind
+
+def parse_callgrind(path, so_re):
+    """Self cost per (object, function), and call costs between objects.
+
+    Returns dict with self_ir (instructions executed in objects matching
+    so_re), incl_ir (inclusive cost of calls into those objects from other
+    objects), calls_in (number of such calls), per-function self cost in the
+    object and the calls it makes to other objects.
+    """
+    so = re.compile(so_re)
+    names = {"ob": {}, "fl": {}, "fn": {}}
+    kind = {"ob": "ob", "cob": "ob", "fl": "fl", "fi": "fl", "fe": "fl", "cfi": "fl",
+            "cfl": "fl", "fn": "fn", "cfn": "fn"}
+
+    def name(k, v):
+        m = re.match(r"\((\d+)\)(?:\s+(.*))?$", v)
+        if not m:
+            return v
+        table = names[kind[k]]
+        if m.group(2) is not None:
+            table[m.group(1)] = m.group(2)
+        return table.get(m.group(1), "?(%s)" % m.group(1))
+
+    npos = 1
+    events = ["Ir"]
+    nev = 1
+    ob = fn = None
+    cob = cfn = None
+    call_next = None  # (callee ob, callee fn, count) awaiting its cost line
+    self_cost = {}
+    calls = {}
+    summary = None
+    with open(path, "r", errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line or line[0] == "#":
+                continue
+            c0 = line[0]
+            if c0.isdigit() or c0 in "+-*":
+                parts = line.split()
+                cost = [int(x) for x in parts[npos:npos + nev]]
+                if call_next is not None:
+                    key = (ob, fn, call_next[0], call_next[1])
+                    v = calls.setdefault(key, [[0] * nev, 0])
+                    for i, x in enumerate(cost):
+                        v[0][i] += x
+                    v[1] += call_next[2]
+                    call_next = None
+                else:
+                    k = (ob, fn)
+                    v = self_cost.setdefault(k, [0] * nev)
+                    for i, x in enumerate(cost):
+                        v[i] += x
+                continue
+            if line.startswith("calls="):
+                cnt = int(line[6:].split()[0])
+                call_next = (cob if cob is not None else ob, cfn, cnt)
+                cob = cfn = None
+                continue
+            if line.startswith("positions:"):
+                npos = len(line.split(":", 1)[1].split())
+                continue
+            if line.startswith("events:"):
+                events = line.split(":", 1)[1].split()
+                nev = len(events)
+                continue
+            if line.startswith("summary:"):
+                summary = int(line.split(":", 1)[1].split()[0])
+                continue
+            m = re.match(r"(ob|fl|fi|fe|fn|cob|cfi|cfl|cfn)=(.*)$", line)
+            if not m:
+                continue  # headers, jump=, jcnd=
+            k, v = m.group(1), name(m.group(1), m.group(2))
+            if k == "ob":
+                ob = v
+            elif k == "fn":
+                fn = v
+            elif k == "cob":
+                cob = v
+            elif k == "cfn":
+                cfn = v
+
+    def base(o):
+        return os.path.basename(o or "?")
+
+    self_ev = [0] * nev
+    for (o, _), c in self_cost.items():
+        if o and so.search(o):
+            self_ev = [a + b for a, b in zip(self_ev, c)]
+    incl_ev = [0] * nev
+    calls_in = 0
+    entries = {}
+    external = {}
+    for (o, f, co, cf), (cost, cnt) in calls.items():
+        ins, tins = bool(o and so.search(o)), bool(co and so.search(co))
+        if tins and not ins:
+            incl_ev = [a + b for a, b in zip(incl_ev, cost)]
+            calls_in += cnt
+            e = entries.setdefault(cf, [0, 0])
+            e[0] += cost[0]
+            e[1] += cnt
+        elif ins and not tins:
+            key = "%s [%s]" % (cf, base(co))
+            e = external.setdefault(key, [0, 0])
+            e[0] += cost[0]
+            e[1] += cnt
+    self_ir, incl_ir = self_ev[0], incl_ev[0]
+    funcs = sorted(((f, c[0]) for (o, f), c in self_cost.items() if o and so.search(o) and c[0]),
+                   key=lambda x: -x[1])
+    objs = sorted({o for (o, _) in self_cost if o and so.search(o)})
+    return {"summary_ir": summary, "self_ir": self_ir, "incl_ir": incl_ir, "calls_in": calls_in,
+            "events": events, "incl_events": dict(zip(events, incl_ev)),
+            "objects": objs,
+            "entries": sorted(([f, c, n] for f, (c, n) in entries.items()), key=lambda x: -x[1]),
+            "functions": [[f, c] for f, c in funcs],
+            "external": sorted(([k, c, n] for k, (c, n) in external.items()), key=lambda x: -x[1])}
+
+
+# ---------------------------------------------------------------- commands
+
+def cmd_median(a):
+    xs = [float(x) for x in a.values.split(",") if x.strip()]
+    m = median(xs)
+    print("-" if m is None else "%.0f" % m)
+
+
+def cmd_sample(a):
+    rates = [int(x) for x in a.rates.split(",") if x.strip()]
+    log = read_text(a.fe_log)
+    st = final_stats(log)
+    rx, tx = paths_of(log, a.driver)
+    m = median(rates)
+    rec = {"round": a.round, "row": a.row, "driver": a.driver, "devargs": a.devargs,
+           "rates_pps": rates, "mpps": (m / 1e6) if m is not None else None,
+           "cyc_per_pkt": st.get("cyc_per_pkt"), "rx_path": rx, "tx_path": tx,
+           "driver_stats": st, "note": a.note or None}
+    print(json.dumps(rec))
+
+
+def stop_segments(log):
+    """testpmd's output after each "stop", in order."""
+    return log.split("Telling cores to stop")[1:]
+
+
+def empty_bursts(seg, dirn):
+    """(bursts, % that moved nothing) from --record-burst-stats, or (None, None)."""
+    m = re.search(r"%s-bursts : (\d+) \[(\d+)%% of 0 pkts" % ("TX" if dirn == "gtx" else "RX"), seg)
+    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+
+
+def cmd_cg(a):
+    dirn = a.row.split("/")[0]
+    log = read_text(a.fe_log)
+    segs = stop_segments(log)
+    st = final_stats(segs[0]) if segs else {}
+    rx, tx = paths_of(log, a.driver)
+    rec = {"row": a.row, "driver": a.driver, "devargs": a.devargs, "rx_path": rx,
+           "tx_path": tx, "note": a.note or None, "file": a.file, "driver_stats": st}
+    pk = st.get("TX-packets") if dirn == "gtx" else st.get("RX-packets")
+    rec["packets"] = pk
+    if dirn == "gtx":
+        rec["offered"] = st.get("TX-total")
+    bursts, pct = empty_bursts(segs[0], dirn) if segs else (None, None)
+    rec["bursts"], rec["empty_burst_pct"] = bursts, pct
+
+    def note(t):
+        rec["note"] = (rec["note"] + "; " if rec["note"] else "") + t
+    if not os.path.exists(a.file):
+        note("no callgrind dump")
+    elif not pk:
+        note("no packets counted")
+    else:
+        p = parse_callgrind(a.file, a.so)
+        top = 25
+        rec.update({
+            "self_ir": p["self_ir"], "incl_ir": p["incl_ir"], "calls_in": p["calls_in"],
+            "window_ir": p["summary_ir"], "objects": p["objects"],
+            "self_per_pkt_raw": p["self_ir"] / pk, "incl_per_pkt_raw": p["incl_ir"] / pk,
+            "pkts_per_call": pk / p["calls_in"] if p["calls_in"] else None,
+            "incl_events": p["incl_events"],
+            "entries": p["entries"][:top]})
+        funcs = dict(p["functions"])
+        ext = {k: [c, n] for k, c, n in p["external"]}
+        ev = dict(p["incl_events"])
+        # Take off the bursts that moved nothing, at the idle window's cost.
+        empty = 0
+        if a.idle_file and os.path.exists(a.idle_file) and pct is not None and p["entries"]:
+            q = parse_callgrind(a.idle_file, a.so)
+            ib, ipct = empty_bursts(segs[1], dirn) if len(segs) > 1 else (None, None)
+            if q["entries"] and ipct is not None and ipct >= 99:
+                ient = max(q["entries"], key=lambda e: e[2])  # the burst function
+                ic = ient[2]
+                c1 = max(p["entries"], key=lambda e: e[2])[2]
+                empty = round(pct / 100.0 * c1)
+                k = empty / ic
+                rec["empty_call_ir"] = ient[1] / ic
+                rec["empty_calls"] = empty
+                for f, c in q["functions"]:
+                    if f in funcs:
+                        funcs[f] = max(funcs[f] - c * k, 0)
+                for key, c, n in q["external"]:
+                    if key in ext:
+                        ext[key] = [max(ext[key][0] - c * k, 0), max(ext[key][1] - round(n * k), 0)]
+                for e in ev:
+                    ev[e] = max(ev[e] - q["incl_events"].get(e, 0) * k, 0)
+                rec["incl_ir_corr"] = p["incl_ir"] - ient[1] * k
+                rec["self_ir_corr"] = p["self_ir"] - q["self_ir"] * k
+            else:
+                note("idle window unusable (empty %s%%): no correction for empty bursts" % ipct)
+        elif pct:
+            note("no idle window: no correction for empty bursts")
+        if not empty:
+            rec.pop("incl_ir_corr", None)
+            rec.pop("self_ir_corr", None)
+        rec["incl_per_pkt"] = rec.get("incl_ir_corr", p["incl_ir"]) / pk
+        rec["self_per_pkt"] = rec.get("self_ir_corr", p["self_ir"]) / pk
+        rec["d1_miss_per_pkt"] = (ev["D1mr"] + ev["D1mw"]) / pk if "D1mr" in ev else None
+        rec["ll_miss_per_pkt"] = (ev["DLmr"] + ev["DLmw"]) / pk if "DLmr" in ev else None
+        rec["functions"] = sorted(([f, c] for f, c in funcs.items() if c > 0), key=lambda x: -x[1])[:top]
+        rec["external"] = sorted(([f, c, n] for f, (c, n) in ext.items() if c > 0),
+                                 key=lambda x: -x[1])[:top]
+        rec["incl_ir_used"] = rec.get("incl_ir_corr", p["incl_ir"])
+    if a.pretty:
+        print(json.dumps(rec, indent=1))
+    else:
+        print(json.dumps(rec))
+
+
+def load_jsonl(path):
+    out = []
+    for line in read_text(path).splitlines():
+        line = line.strip()
+        if line:
+            out.append(json.loads(line))
+    return out
+
+
+def fmt(x, nd=2):
+    return "-" if x is None else "%.*f" % (nd, x)
+
+
+def split_row(rid):
+    d, layout, mrg, path, size = rid.split("/")
+    return d, layout, mrg[3:], path, size
+
+
+def devargs_short(dv):
+    """devargs without the device name, socket, packed_vq and mrg_rxbuf."""
+    keep = [kv for kv in dv.split(",")[1:]
+            if not kv.startswith(("path=", "packed_vq=", "mrg_rxbuf="))]
+    return ",".join(keep) or "(defaults)"
+
+
+def summarize(samples, row_ids):
+    rows = []
+    for rid in row_ids:
+        per = {"gv": {}, "dpdk": {}}
+        info = {"gv": {}, "dpdk": {}}
+        notes = []
+        for s in samples:
+            if s["row"] != rid:
+                continue
+            per[s["driver"]][s["round"]] = s
+            if s.get("note"):
+                notes.append("round %d %s: %s" % (s["round"], s["driver"], s["note"]))
+        d, layout, mrg, path, size = split_row(rid)
+        row = {"id": rid, "dir": d, "layout": layout, "mrg_rxbuf": int(mrg), "path": path,
+               "size": int(size), "notes": notes}
+        for drv in ("gv", "dpdk"):
+            vals = [s["mpps"] for _, s in sorted(per[drv].items()) if s["mpps"] is not None]
+            cyc = [s["cyc_per_pkt"] for s in per[drv].values() if s.get("cyc_per_pkt")]
+            any_s = next(iter(per[drv].values()), {})
+            rxp = sorted({s["rx_path"] or "?" for s in per[drv].values()})
+            txp = sorted({s["tx_path"] or "?" for s in per[drv].values()})
+            info[drv] = {"devargs": any_s.get("devargs"), "rx_path": "|".join(rxp),
+                         "tx_path": "|".join(txp),
+                         "mpps_per_round": [per[drv][r]["mpps"] for r in sorted(per[drv])],
+                         "mpps_median": median(vals), "mpps_min": min(vals) if vals else None,
+                         "mpps_max": max(vals) if vals else None,
+                         "cyc_per_pkt_median": median(cyc) if d != "gtx" else None}
+        ratios = []
+        for r in sorted(per["gv"]):
+            g, p = per["gv"][r].get("mpps"), per["dpdk"].get(r, {}).get("mpps")
+            if g and p:
+                ratios.append(g / p)
+        row.update(info)
+        row["ratios"] = ratios
+        row["ratio_median"] = median(ratios)
+        rows.append(row)
+    return rows
+
+
+def markdown(rows, vg, meta):
+    out = []
+    w = out.append
+    w("## gvirtio vs DPDK net_virtio_user through a DPDK vhost-user back-end")
+    w("")
+    w("`%s` (git %s%s, DPDK %s; %s; %s rounds x %s s, %s warm-up samples dropped; %s; elapsed %s s)"
+      % (meta.get("command"), meta.get("git"),
+         ", plugin: " + meta["plugin_desc"] if meta.get("plugin_desc") else "",
+         meta.get("dpdk"), meta.get("cpu"),
+         meta.get("rounds"), meta.get("secs"), meta.get("warmup"), meta.get("memory"),
+         meta.get("elapsed_s")))
+    w("")
+    if rows:
+        w("Mpps: median [min-max] over the rounds; gv/DPDK: median of the per-round ratios "
+          "(>1: gvirtio faster). cyc/pkt: testpmd --record-core-cycles on the driver side "
+          "(TSC cycles of bursts that moved packets, testpmd's own work included; "
+          "guest RX and loopback only).")
+        w("")
+        w("| direction | ring | mrg | path | size | gvirtio Mpps | DPDK Mpps | gv/DPDK "
+          "| gv cyc/pkt | DPDK cyc/pkt |")
+        w("| --- | --- | --- | --- | ---: | --- | --- | ---: | ---: | ---: |")
+        for r in rows:
+            g, p = r["gv"], r["dpdk"]
+
+            def mp(x):
+                if x["mpps_median"] is None:
+                    return "failed"
+                return "%.2f [%.2f-%.2f]" % (x["mpps_median"], x["mpps_min"], x["mpps_max"])
+            w("| %s | %s | %d | %s | %d | %s | %s | %s | %s | %s |" % (
+                DIRS[r["dir"]], r["layout"], r["mrg_rxbuf"], r["path"], r["size"], mp(g), mp(p),
+                fmt(r["ratio_median"]), fmt(g["cyc_per_pkt_median"], 0),
+                fmt(p["cyc_per_pkt_median"], 0)))
+        w("")
+        w("Paths (devargs beyond path/packed_vq/mrg_rxbuf; rx / tx path as each driver logged it):")
+        w("")
+        w("| row | gvirtio devargs | gvirtio rx / tx | DPDK devargs | DPDK rx / tx |")
+        w("| --- | --- | --- | --- | --- |")
+        for r in rows:
+            g, p = r["gv"], r["dpdk"]
+            w("| %s | %s | %s / %s | %s | %s / %s |" % (
+                r["id"], devargs_short(g["devargs"] or ""), g["rx_path"], g["tx_path"],
+                devargs_short(p["devargs"] or ""), p["rx_path"], p["tx_path"]))
+        w("")
+        notes = [(r["id"], n) for r in rows for n in r["notes"]]
+        if notes:
+            w("Notes:")
+            for rid, n in notes:
+                w("- %s %s" % (rid, n))
+            w("")
+    if vg:
+        w("### Instructions per packet inside the PMD (callgrind, %s s of forwarding, --no-huge, "
+          "back-end at nice %s)" % (meta.get("vg_secs"), meta.get("vg_nice")))
+        w("")
+        w("incl: inclusive cost (instructions) of all calls into the PMD's shared object from "
+          "outside (its burst functions and what they call, e.g. mbuf/mempool library calls), "
+          "per packet forwarded (guest TX: sent; guest RX: received). self: instructions "
+          "executed inside the object only. Both with the bursts that moved nothing taken off "
+          "(empty: their share of testpmd's bursts, --record-burst-stats; each costed at the "
+          "average burst of an idle window with the back-end frozen, shown as instr per empty "
+          "burst: the cost of a poll that finds nothing, or of a send into a full ring); raw: "
+          "before that. "
+          "D1 miss: simulated L1 data-cache misses per packet (--cache-sim, inclusive).")
+        w("")
+        w("| direction | ring | path | gv incl | DPDK incl | gv/DPDK | gv self | DPDK self "
+          "| D1 miss gv / DPDK | empty gv / DPDK | raw incl gv / DPDK | instr per empty burst gv / DPDK "
+          "| packets gv / DPDK |")
+        w("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+
+        def pct(x):
+            return "-" if x is None else "%d%%" % x
+        for rid in meta.get("vg_rows", []):
+            g = next((c for c in vg if c["row"] == rid and c["driver"] == "gv"), {})
+            p = next((c for c in vg if c["row"] == rid and c["driver"] == "dpdk"), {})
+            d, layout, mrg, path, size = split_row(rid)
+            ratio = (g["incl_per_pkt"] / p["incl_per_pkt"]
+                     if g.get("incl_per_pkt") and p.get("incl_per_pkt") else None)
+            w("| %s | %s | %s mrg%s %sB | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s / %s "
+              "| %s / %s | %s / %s |" % (
+                  DIRS[d], layout, path, mrg, size, fmt(g.get("incl_per_pkt"), 1),
+                  fmt(p.get("incl_per_pkt"), 1), fmt(ratio), fmt(g.get("self_per_pkt"), 1),
+                  fmt(p.get("self_per_pkt"), 1), fmt(g.get("d1_miss_per_pkt"), 2),
+                  fmt(p.get("d1_miss_per_pkt"), 2), pct(g.get("empty_burst_pct")),
+                  pct(p.get("empty_burst_pct")), fmt(g.get("incl_per_pkt_raw"), 1),
+                  fmt(p.get("incl_per_pkt_raw"), 1), fmt(g.get("empty_call_ir"), 0),
+                  fmt(p.get("empty_call_ir"), 0), g.get("packets", "-"), p.get("packets", "-")))
+        w("")
+        for c in vg:
+            if c.get("note"):
+                w("- callgrind %s %s: %s" % (c["row"], c["driver"], c["note"]))
+        w("")
+        for c in vg:
+            if c["driver"] != "gv" or not c.get("packets") or "functions" not in c:
+                continue
+            pk = c["packets"]
+            w("gvirtio %s (rx %s, tx %s): instructions per packet (empty bursts taken off) and "
+              "share of incl; self by function, then calls out of the object (inclusive):"
+              % (c["row"], c.get("rx_path"), c.get("tx_path")))
+            w("")
+            w("```")
+            for f, ir in c["functions"][:10]:
+                w("  %8.1f  %5.1f%%  %s" % (ir / pk, 100.0 * ir / max(c["incl_ir_used"], 1), f))
+            for f, ir, n in c["external"][:6]:
+                w("  %8.1f  %5.1f%%  -> %s (%d calls)" % (ir / pk, 100.0 * ir / max(c["incl_ir_used"], 1), f, n))
+            w("```")
+            w("")
+    w(meta.get("perf", ""))
+    return "\n".join(out)
+
+
+GNUPLOT = r"""
+set terminal pngcairo size {width},900 font ",10"
+set output "{png}"
+set datafile separator "\t"
+set multiplot layout 2,1 title "gvirtio vs DPDK net_virtio_user ({title})" noenhanced
+set style data histograms
+set style histogram errorbars gap 2 lw 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set grid ytics
+set key outside top center horizontal noenhanced
+set xrange [-0.6:{n}-0.4]
+set xtics rotate by -35 noenhanced font ",9"
+set ylabel "Mpps (median, min-max)"
+set yrange [0:*]
+plot "{dat}" using 3:4:5:xtic(2) title "gvirtio" lc rgb "#2b7bba", \
+     "" using 6:7:8 title "DPDK net_virtio_user" lc rgb "#d9822b"
+set style histogram clustered gap 1
+set ylabel "gvirtio / DPDK (median of per-round ratios)"
+set yrange [0:*]
+unset key
+plot "{dat}" using 9:xtic(2) lc rgb "#4a9a4a", \
+     "" using 1:9:(sprintf("%.2f", $9)) with labels offset 0,0.8 font ",9" notitle, \
+     1 with lines lc rgb "black" dt 2 notitle
+unset multiplot
+"""
+
+
+def plot(rows, png, gdir, meta):
+    if not shutil.which("gnuplot"):
+        print("pmd_report: gnuplot missing, no plot", file=sys.stderr)
+        return False
+    dat = os.path.join(gdir, "pmd.dat")
+    with open(dat, "w") as f:
+        for i, r in enumerate(rows):
+            g, p = r["gv"], r["dpdk"]
+            lab = "%s %s m%d %s %d" % (r["dir"], r["layout"], r["mrg_rxbuf"], r["path"], r["size"])
+
+            def v(x):
+                return "NaN" if x is None else "%.4f" % x
+            f.write("\t".join([str(i), lab, v(g["mpps_median"]), v(g["mpps_min"]), v(g["mpps_max"]),
+                               v(p["mpps_median"]), v(p["mpps_min"]), v(p["mpps_max"]),
+                               v(r["ratio_median"])]) + "\n")
+    gp = os.path.join(gdir, "pmd.gp")
+    with open(gp, "w") as f:
+        f.write(GNUPLOT.format(png=png, dat=dat, width=max(900, 70 * len(rows) + 300), n=len(rows),
+                               title="%s rounds, %s" % (meta.get("rounds"), meta.get("git"))))
+    r = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
+    if r.returncode != 0:
+        print("pmd_report: gnuplot failed: " + r.stderr.strip()[-500:], file=sys.stderr)
+        return False
+    return True
+
+
+def cmd_report(a):
+    samples = load_jsonl(a.samples)
+    vg = load_jsonl(a.callgrind) if a.callgrind else []
+    meta = {}
+    for kv in a.meta:
+        k, _, v = kv.partition("=")
+        meta[k] = v
+    meta["vg_rows"] = a.vg_rows.split()
+    rows = summarize(samples, a.rows.split())
+    text = markdown(rows, vg, meta)
+    print(text)
+    res = {"meta": meta, "rows": rows, "callgrind": vg, "samples": samples, "markdown": text}
+    for path in (a.json, a.latest):
+        if path:
+            with open(path, "w") as f:
+                json.dump(res, f, indent=1)
+    if a.png and rows:
+        if plot(rows, a.png, a.gnuplot_dir, meta):
+            print("\nplot: %s" % os.path.relpath(a.png))
+    if a.json:
+        print("results: %s" % os.path.relpath(a.json))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("median")
+    p.add_argument("values")
+    p = sub.add_parser("sample")
+    for k in ("--row", "--driver", "--devargs", "--rates", "--fe-log", "--note"):
+        p.add_argument(k, default="")
+    p.add_argument("--round", type=int, required=True)
+    p = sub.add_parser("cg")
+    for k in ("--row", "--driver", "--devargs", "--file", "--idle-file", "--fe-log", "--so", "--note"):
+        p.add_argument(k, default="")
+    p.add_argument("--pretty", action="store_true")
+    p = sub.add_parser("report")
+    p.add_argument("--samples", required=True)
+    p.add_argument("--callgrind", default="")
+    p.add_argument("--rows", default="")
+    p.add_argument("--vg-rows", default="")
+    p.add_argument("--json", default="")
+    p.add_argument("--latest", default="")
+    p.add_argument("--png", default="")
+    p.add_argument("--gnuplot-dir", default="/tmp")
+    p.add_argument("--meta", action="append", default=[])
+    a = ap.parse_args()
+    {"median": cmd_median, "sample": cmd_sample, "cg": cmd_cg, "report": cmd_report}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    main()
