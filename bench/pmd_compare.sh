@@ -5,7 +5,7 @@
 # (net_virtio_user), both driving the same DPDK vhost-user back-end
 # (dpdk-testpmd with net_vhost) through unmodified dpdk-testpmd (issue 6).
 #
-#   bash bench/pmd_compare.sh              default subset (~10 minutes)
+#   bash bench/pmd_compare.sh              default subset (~12 minutes)
 #   FULL=1 bash bench/pmd_compare.sh       the whole matrix (~1 hour)
 #   ROUNDS=5 FILTER='^grx/' bash bench/pmd_compare.sh
 #
@@ -88,7 +88,7 @@
 #   CALLGRIND=0     skip the callgrind part
 #   VG_ROWS="ID..." rows profiled under callgrind (default: gtx and grx,
 #                   split and packed, mrg1 inorder, 64 B)
-#   VG_SECS=N       forwarding seconds under callgrind (5)
+#   VG_SECS=N       forwarding seconds under callgrind (3)
 #   VG_TRIES=N      callgrind attempts per run while >10% of bursts are empty (1)
 #   VG_IDLE_SECS=N  length of the idle window (back-end frozen) (1)
 #   VG_OPTS=...     extra callgrind options (--cache-sim=yes)
@@ -114,7 +114,7 @@ WARMUP=${WARMUP:-1}
 if [ "$FULL" = 1 ]; then SIZES=${SIZES:-64 1518}; else SIZES=${SIZES:-64}; fi
 FILTER=${FILTER:-}
 CALLGRIND=${CALLGRIND:-1}
-VG_SECS=${VG_SECS:-5}
+VG_SECS=${VG_SECS:-3}
 VG_NICE=${VG_NICE:--10}
 VG_OPTS=${VG_OPTS:---cache-sim=yes}
 VG_TRIES=${VG_TRIES:-1}
@@ -189,10 +189,10 @@ if [ "$HUGE" = 1 ] && [ "$(id -u)" = 0 ] && [ -w "$HP/nr_hugepages" ]; then
 fi
 VGMEM=(--no-huge -m "$MEM_MB")
 
-PERFNOTE="perf stat: hardware counters not supported here (cycles/instructions <not supported>)"
+PERFNOTE="perf stat: hardware counters not supported here (cycles, instructions: <not supported>); busy cycles/packet above are testpmd --record-core-cycles (TSC)"
 if command -v perf >/dev/null && perf stat -x, -e cycles,instructions true 2>&1 >/dev/null |
 	grep -qE '^[0-9]+,.*cycles'; then
-	PERFNOTE="perf stat: counters available (not used: per-packet cost comes from callgrind and testpmd TSC)"
+	PERFNOTE="perf stat: counters available here; not used (busy cycles/packet: testpmd --record-core-cycles; instructions/packet: callgrind)"
 elif ! command -v perf >/dev/null; then
 	PERFNOTE="perf: not installed"
 fi
@@ -214,14 +214,16 @@ if [ "$FULL" = 1 ]; then
 	done
 else
 	# 3 directions x 2 layouts on the default path (in-order, mergeable
-	# buffers), the TX path classes on guest TX, mergeable off and DPDK's
-	# vector paths on guest RX (the split vector path is RX only).
+	# buffers), the other TX path classes on guest TX, and DPDK's vector
+	# paths (mergeable off) on guest RX, where they matter (DPDK's split
+	# vector path is RX only); gvirtio's column there is its default path
+	# with mergeable off: RX simple, TX inorder.
 	for size in $SIZES; do
 		for dir in gtx grx loop; do
 			for layout in split packed; do ROWS+=("$dir/$layout/mrg1/inorder/$size"); done
 		done
 		ROWS+=("gtx/split/mrg1/simple/$size" "gtx/split/mrg1/full/$size"
-			"grx/split/mrg0/inorder/$size" "grx/split/mrg0/vec/$size" "grx/packed/mrg0/vec/$size")
+			"grx/split/mrg0/vec/$size" "grx/packed/mrg0/vec/$size")
 	done
 fi
 if [ -n "$FILTER" ]; then
@@ -313,7 +315,7 @@ start_backend() { # LOGFILE SOCK MODE ARGS...
 # sample ROUND ROW DRIVER: one measurement; appends a JSON line to samples.jsonl
 NFAIL=0
 sample() {
-	local round=$1 row=$2 drv=$3 d=$WORK/$round.${2//\//_}.$3
+	local round=$1 row=$2 drv=$3 d=$WORK/$1.${2//\//_}.$3
 	local sock=$d/vhost.sock be=$d/be.log fe=$d/fe.log mlog n ok=1 note=""
 	mkdir -p "$d"
 	row_setup "$row" "$drv" "$sock"
@@ -415,7 +417,7 @@ vg_once() {
 		note="back-end did not start"
 	else
 		mkfifo "$fifo"
-		# shellcheck disable=SC2046
+		# shellcheck disable=SC2046,SC2086 # word splitting of VG_OPTS, drv_eal wanted
 		taskset -c 1 stdbuf -oL valgrind --tool=callgrind --callgrind-out-file="$cgout" \
 			--dump-instr=no --vgdb=yes --instr-atstart=no $VG_OPTS \
 			dpdk-testpmd --lcores='0@1,1@1' "${VGMEM[@]}" "${EXTRA_EAL[@]}" --no-pci --no-telemetry \

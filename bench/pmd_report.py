@@ -514,7 +514,10 @@ def plot(rows, png, gdir, meta):
     gp = os.path.join(gdir, "pmd.gp")
     with open(gp, "w") as f:
         f.write(GNUPLOT.format(png=png, dat=dat, width=max(900, 70 * len(rows) + 300), n=len(rows),
-                               title="%s rounds, %s" % (meta.get("rounds"), meta.get("git"))))
+                               title="%s rounds, %s" % (
+                                   meta.get("rounds"),
+                                   "gvirtio " + meta["plugin_desc"].split()[0] if meta.get("plugin_desc")
+                                   else "git " + str(meta.get("git")))))
     r = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
     if r.returncode != 0:
         print("pmd_report: gnuplot failed: " + r.stderr.strip()[-500:], file=sys.stderr)
