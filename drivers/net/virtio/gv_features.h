@@ -44,7 +44,9 @@
 #define GV_F_ANY_LAYOUT 27
 #define GV_F_RING_INDIRECT_DESC 28
 #define GV_F_RING_EVENT_IDX 29
-#define GV_F_VHOST_USER_PROTOCOL 30 /* vhost-user only: protocol features */
+/* Bit 30 means PROTOCOL_FEATURES on vhost-user; legacy PCI devices (QEMU)
+ * offer it as BAD_FEATURE, which a driver must never accept. */
+#define GV_F_VHOST_USER_PROTOCOL 30
 #define GV_F_VERSION_1 32
 #define GV_F_ACCESS_PLATFORM 33
 #define GV_F_RING_PACKED 34
