@@ -22,6 +22,7 @@ PACKAGES=(
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu  # cross build of the core
 	clang libclang-rt-14-dev                     # fuzzers, sanitizers
 	dpkg-dev                                     # apt-get source, dpkg-source
+	qemu-system-x86 busybox-static make bc       # tests/guest (QEMU guests)
 )
 SDK_HEADERS=(ethdev_driver.h ethdev_vdev.h ethdev_pci.h bus_pci_driver.h
 	bus_vdev_driver.h dev_driver.h bus_driver.h)

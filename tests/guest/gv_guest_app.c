@@ -41,11 +41,10 @@
 
 #define NB_DESC 256
 #define MAX_Q 8
-#define ETHERTYPE_TEST 0x88b5 /* local experimental */
-#define HDR_LEN (RTE_ETHER_HDR_LEN + 8)
 
 static struct rte_mempool *pool;
 static uint16_t nq = 1;
+static uint32_t stray[2]; /* per receiving port: frames not ours (tap wire) */
 static struct rte_ether_addr mac[2];
 
 #define FAIL(mode, ...)                                                                            \
@@ -68,7 +67,14 @@ static uint8_t pattern(uint32_t seq, uint32_t i)
 	return (uint8_t)(x ^ (x >> 13));
 }
 
-/* Frame: Ethernet (dst, src, 0x88b5), seq (4), len (2), dir (2), pattern. */
+/*
+ * Frame: Ethernet, IPv4 10.0.0.1 -> 10.0.0.2 (0.2 -> 0.1 back), UDP from
+ * port 1024 + (seq % 64) * 97 (64 flows, for RSS) to 9000, then seq (4), len (2),
+ * direction (1), 0xa5 (1) and a pattern that depends on seq and offset.
+ */
+#define OFF_TEST (RTE_ETHER_HDR_LEN + 20 + 8)
+#define HDR_LEN (OFF_TEST + 8)
+
 static uint16_t frame_len(uint32_t seq)
 {
 	static const uint16_t sizes[] = {60, 64, 128, 333, 512, 1000, 1514, 77, 1500, 256};
@@ -78,6 +84,8 @@ static uint16_t frame_len(uint32_t seq)
 static struct rte_mbuf *make_frame(uint16_t from, uint32_t seq, uint16_t len)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	struct rte_ipv4_hdr *ip;
+	struct rte_udp_hdr *udp;
 	uint8_t *p;
 	uint32_t i;
 
@@ -90,49 +98,84 @@ static struct rte_mbuf *make_frame(uint16_t from, uint32_t seq, uint16_t len)
 	}
 	memcpy(p, &mac[!from], 6);
 	memcpy(p + 6, &mac[from], 6);
-	p[12] = ETHERTYPE_TEST >> 8;
-	p[13] = ETHERTYPE_TEST & 0xff;
-	memcpy(p + 14, &seq, 4);
-	memcpy(p + 18, &len, 2);
-	p[20] = (uint8_t)from;
-	p[21] = 0xa5;
+	p[12] = 0x08;
+	p[13] = 0x00;
+	ip = (struct rte_ipv4_hdr *)(p + RTE_ETHER_HDR_LEN);
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN));
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, 1 + from));
+	ip->dst_addr = rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, 2 - from));
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	udp = (struct rte_udp_hdr *)(ip + 1);
+	udp->src_port = rte_cpu_to_be_16((uint16_t)(1024 + (seq % 64) * 97));
+	udp->dst_port = rte_cpu_to_be_16(9000);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN - 20));
+	udp->dgram_cksum = 0;
+	memcpy(p + OFF_TEST, &seq, 4);
+	memcpy(p + OFF_TEST + 4, &len, 2);
+	p[OFF_TEST + 6] = (uint8_t)from;
+	p[OFF_TEST + 7] = 0xa5;
 	for (i = HDR_LEN; i < len; i++)
 		p[i] = pattern(seq, i);
 	return m;
+}
+
+/* Is this one of ours (IPv4/UDP to port 9000, marker byte)? */
+static bool is_test_frame(struct rte_mbuf *m)
+{
+	uint8_t buf[HDR_LEN];
+	const uint8_t *p;
+
+	if (m->pkt_len < HDR_LEN)
+		return false;
+	p = rte_pktmbuf_read(m, 0, HDR_LEN, buf);
+	return p != NULL && p[12] == 0x08 && p[13] == 0x00 &&
+	       p[RTE_ETHER_HDR_LEN + 9] == IPPROTO_UDP && p[RTE_ETHER_HDR_LEN + 22] == 0x23 &&
+	       p[RTE_ETHER_HDR_LEN + 23] == 0x28 && p[OFF_TEST + 7] == 0xa5;
+}
+
+static uint32_t frame_seq(struct rte_mbuf *m)
+{
+	uint32_t seq;
+	rte_memcpy(&seq, rte_pktmbuf_mtod_offset(m, uint8_t *, OFF_TEST), 4);
+	return seq;
 }
 
 /* Checks one received frame against what frame seq from port `from` is. */
 static int check_frame(struct rte_mbuf *m, uint16_t from, uint32_t seq, char *why, size_t n)
 {
 	uint8_t buf[RTE_ETHER_MAX_LEN];
-	uint16_t len = frame_len(seq), got_len;
-	uint32_t got_seq, i;
+	struct rte_mbuf *ref = make_frame(from, seq, frame_len(seq));
+	uint16_t len = frame_len(seq);
 	const uint8_t *p;
+	uint32_t i;
+	int ret = 0;
 
+	if (ref == NULL) {
+		snprintf(why, n, "no mbuf for the reference frame");
+		return -1;
+	}
 	if (m->pkt_len != len) {
 		snprintf(why, n, "frame %u: length %u, sent %u", seq, m->pkt_len, len);
-		return -1;
-	}
-	p = rte_pktmbuf_read(m, 0, len, buf);
-	if (p == NULL) {
+		ret = -1;
+	} else if ((p = rte_pktmbuf_read(m, 0, len, buf)) == NULL) {
 		snprintf(why, n, "frame %u: cannot read %u bytes", seq, len);
-		return -1;
+		ret = -1;
+	} else {
+		const uint8_t *r = rte_pktmbuf_mtod(ref, const uint8_t *);
+		for (i = 0; i < len; i++)
+			if (p[i] != r[i]) {
+				snprintf(why, n, "frame %u: byte %u is 0x%02x, sent 0x%02x", seq, i,
+					 p[i], r[i]);
+				ret = -1;
+				break;
+			}
 	}
-	memcpy(&got_seq, p + 14, 4);
-	memcpy(&got_len, p + 18, 2);
-	if (memcmp(p, &mac[!from], 6) || memcmp(p + 6, &mac[from], 6) || got_seq != seq ||
-	    got_len != len || p[20] != from || p[21] != 0xa5) {
-		snprintf(why, n, "frame %u: header differs (got seq %u len %u)", seq, got_seq,
-			 got_len);
-		return -1;
-	}
-	for (i = HDR_LEN; i < len; i++)
-		if (p[i] != pattern(seq, i)) {
-			snprintf(why, n, "frame %u: byte %u is 0x%02x, sent 0x%02x", seq, i, p[i],
-				 pattern(seq, i));
-			return -1;
-		}
-	return 0;
+	rte_pktmbuf_free(ref);
+	return ret;
 }
 
 static int port_setup(uint16_t port, bool lsc, bool rxq_intr)
@@ -204,7 +247,11 @@ static int one_way(const char *mode, uint16_t from, uint32_t n, uint64_t *bytes,
 	uint32_t sent = 0, got = 0, window = 32;
 	uint64_t deadline = now_ms() + 120000;
 	char why[160];
+	static uint8_t seen[1 << 16];
 
+	if (n > RTE_DIM(seen))
+		FAIL(mode, "at most %zu frames", RTE_DIM(seen));
+	memset(seen, 0, n);
 	*bytes = 0;
 	while (got < n) {
 		/* keep at most `window` frames in flight: no ring overflow */
@@ -223,20 +270,34 @@ static int one_way(const char *mode, uint16_t from, uint32_t n, uint64_t *bytes,
 			struct rte_mbuf *m[32];
 			uint16_t k, r = rte_eth_rx_burst(to, q, m, 32);
 			for (k = 0; k < r; k++) {
-				/* several RX queues: order holds per flow, not across */
 				uint32_t seq;
-				rte_memcpy(&seq, rte_pktmbuf_mtod_offset(m[k], uint8_t *, 14), 4);
+				if (!is_test_frame(m[k])) {
+					/* not ours: only the tap wire (mq) may carry any */
+					stray[to]++;
+					if (nq == 1) {
+						rte_pktmbuf_free_bulk(m, r);
+						FAIL(mode, "port %u: a frame that is not ours "
+						     "(%u bytes)", to, m[k]->pkt_len);
+					}
+					continue;
+				}
+				seq = frame_seq(m[k]);
+				/* several RX queues: order holds per flow, not across */
 				if (nq == 1 && seq != got) {
 					rte_pktmbuf_free_bulk(m, r);
 					FAIL(mode, "port %u: frame %u arrived where %u was due", to,
 					     seq, got);
 				}
-				if (seq >= sent || check_frame(m[k], from, seq, why, sizeof(why))) {
-					if (seq >= sent)
-						snprintf(why, sizeof(why), "unknown frame seq %u", seq);
+				if (seq >= sent || seen[seq]) {
+					rte_pktmbuf_free_bulk(m, r);
+					FAIL(mode, "port %u: frame %u %s", to, seq,
+					     seq >= sent ? "was never sent" : "arrived twice");
+				}
+				if (check_frame(m[k], from, seq, why, sizeof(why))) {
 					rte_pktmbuf_free_bulk(m, r);
 					FAIL(mode, "port %u -> %u: %s", from, to, why);
 				}
+				seen[seq] = 1;
 				per_q[q]++;
 				got++;
 			}
@@ -277,26 +338,32 @@ static int do_payload(uint32_t n)
 		       " imissed %" PRIu64 " rx_nombuf %" PRIu64 "\n",
 		       p, st[p].ipackets, st[p].ibytes, st[p].opackets, st[p].obytes,
 		       st[p].ierrors, st[p].oerrors, st[p].imissed, st[p].rx_nombuf);
-		if (st[p].opackets != n || st[p].obytes != bytes[p] || st[p].ipackets != n ||
-		    st[p].ibytes != bytes[!p] || st[p].ierrors || st[p].oerrors)
+		if (stray[p])
+			printf("GVAPP: port %u also received %u frames that were not ours\n", p,
+			       stray[p]);
+		if (st[p].opackets != n || st[p].obytes != bytes[p] ||
+		    st[p].ipackets != n + stray[p] || (!stray[p] && st[p].ibytes != bytes[!p]) ||
+		    st[p].ierrors || st[p].oerrors)
 			FAIL("payload", "port %u counters do not match the %u frames (%" PRIu64
 			     " bytes) each way", p, n, bytes[p]);
 	}
 	if (nq > 1) {
-		uint32_t used = 0;
 		for (p = 0; p < 2; p++) {
+			uint32_t used = 0;
 			printf("GVAPP: port %u rx per queue:", p);
 			for (q = 0; q < nq; q++) {
 				printf(" %u", per_q[p][q]);
 				used += per_q[p][q] > 0;
 			}
-			printf("\n");
+			printf(" (%u of %u queues used)\n", used, nq);
+			/* 64 UDP flows over nq queues: more than one must carry some */
+			if (used < 2)
+				FAIL("mq", "port %u: frames of 64 flows landed on one RX queue", p);
 		}
-		printf("GVAPP: rx queues used (both ports): %u of %u\n", used, 2u * nq);
 	}
-	printf("GVAPP: PASS payload %u frames each way, %" PRIu64 "+%" PRIu64
+	printf("GVAPP: PASS %s %u frames each way, %" PRIu64 "+%" PRIu64
 	       " bytes, every byte checked, counters exact\n",
-	       n, bytes[0], bytes[1]);
+	       nq > 1 ? "mq" : "payload", n, bytes[0], bytes[1]);
 	return 0;
 }
 

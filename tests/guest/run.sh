@@ -55,6 +55,7 @@ chmod 755 "$work"
 qpid=
 cleanup() {
 	[ -z "$qpid" ] || kill -9 "$qpid" 2>/dev/null
+	tap_wire_down
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -74,7 +75,7 @@ MODERN="disable-legacy=on,disable-modern=off"
 LEGACY="disable-legacy=off,disable-modern=on"
 TRANS="disable-legacy=off,disable-modern=off"
 setup_case() { # name
-	nic=$MODERN bind=noiommu iova=pa steps=testpmd,payload devargs= viommu=0 checks=()
+	nic=$MODERN bind=noiommu iova=pa steps=testpmd,payload devargs= viommu=0 wire=hub checks=()
 	case "$1" in
 	modern) checks=("+virtio-pci modern interface" "+(split ring)") ;;
 	packed)
@@ -100,12 +101,16 @@ setup_case() { # name
 		;;
 	misconfig)
 		nic=$TRANS bind=vfio iova=auto viommu=1 steps=refuse,testpmd:pa
-		checks=("+Selected IOVA mode 'VA'" "+use --iova-mode=pa")
+		checks=("+Selected IOVA mode 'VA'" "+port refused" "+iommu_platform=on) or run EAL with --iova-mode=pa")
 		;;
 	lsc) steps=lsc ;;
 	rxintr) steps=rxintr ;;
 	mq)
-		nic="$MODERN,mq=on,vectors=10" steps=mq
+		# 4 queue pairs need a back-end with 4 queues: two multi-queue
+		# taps on a host bridge (the hub has one queue); rss=on is
+		# QEMU's RSS (in software when eBPF cannot load)
+		nic="$MODERN,mq=on,vectors=10,rss=on" steps=mq wire=tap
+		checks=("+negotiated" "+MQ" "+rx per queue")
 		;;
 	uio)
 		nic=$LEGACY bind=uio
@@ -113,6 +118,29 @@ setup_case() { # name
 		;;
 	*) return 1 ;;
 	esac
+}
+
+# The mq wire: two multi-queue taps on a bridge of their own (no address,
+# IPv6 off, so the host sends nothing on it); removed after the case.
+BR=gvb$$ TAP0=gvt$$a TAP1=gvt$$b
+tap_wire_down() {
+	ip link del "$TAP0" 2>/dev/null
+	ip link del "$TAP1" 2>/dev/null
+	ip link del "$BR" 2>/dev/null
+	return 0
+}
+tap_wire_up() {
+	local i
+	tap_wire_down
+	ip link add "$BR" type bridge || return 1
+	for i in "$TAP0" "$TAP1"; do
+		ip tuntap add dev "$i" mode tap multi_queue || return 1
+	done
+	for i in "$BR" "$TAP0" "$TAP1"; do
+		sysctl -qw "net.ipv6.conf.$i.disable_ipv6=1" 2>/dev/null
+	done
+	ip link set "$TAP0" master "$BR" && ip link set "$TAP1" master "$BR" &&
+		ip link set "$BR" up && ip link set "$TAP0" up && ip link set "$TAP1" up
 }
 
 monitor() { # socket command: one HMP command through QEMU's monitor
@@ -154,10 +182,15 @@ run_case() { # name -> sets why
 		-kernel "$kdir/vmlinuz" -initrd "$work/initramfs.cpio" -append "$append"
 		-chardev "file,id=con,path=$log" -serial chardev:con
 		-monitor "unix:$run/mon.sock,server=on,wait=off"
-		-netdev hubport,id=p0,hubid=0
 		-device "virtio-net-pci,id=nic0,netdev=p0,mac=52:54:00:00:00:10,addr=0x10,$nic"
-		-netdev hubport,id=p1,hubid=0
 		-device "virtio-net-pci,id=nic1,netdev=p1,mac=52:54:00:00:00:11,addr=0x11,$nic")
+	if [ "$wire" = tap ]; then
+		tap_wire_up || { why=("cannot set up the tap wire (bridge $BR)"); return 1; }
+		args+=(-netdev "tap,id=p0,ifname=$TAP0,script=no,downscript=no,queues=4,vhost=off"
+			-netdev "tap,id=p1,ifname=$TAP1,script=no,downscript=no,queues=4,vhost=off")
+	else
+		args+=(-netdev hubport,id=p0,hubid=0 -netdev hubport,id=p1,hubid=0)
+	fi
 	: >"$log"
 	echo "# qemu-system-x86_64 ${args[*]}" >"$run/cmd"
 	timeout -s KILL "$limit" qemu-system-x86_64 "${args[@]}" </dev/null >"$run/qemu.out" 2>&1 &
@@ -185,6 +218,7 @@ run_case() { # name -> sets why
 	qrc=0
 	wait "$qpid" || qrc=$?
 	qpid=
+	[ "$wire" != tap ] || tap_wire_down
 	tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 	[ "$qrc" = 0 ] || why+=("qemu exit status $qrc$([ "$qrc" = 137 ] && echo " (killed: over ${limit} s)"): $(tail -n2 "$run/qemu.out" | tr '\n' ' ')")
 
