@@ -8,9 +8,9 @@
 # Debian's linux-image-6.1.0-NN-amd64 is fetched with apt-get download and
 # unpacked with dpkg -x into $GV_GUEST_CACHE (default /var/cache/gvirtio-guest)
 # and never installed (installing runs the host's initramfs trigger). The
-# version is the one linux-image-amd64 points at; linux-headers-NN-amd64,
-# -common, linux-kbuild-6.1 and linux-source-6.1 of exactly that version
-# must be available too: the kernel lacks CONFIG_VFIO_NOIOMMU, so vfio.ko is
+# version is the newest of linux-image-amd64 for which linux-headers-NN-amd64,
+# -common, linux-kbuild-6.1 and linux-source-6.1 of exactly that version are
+# available too: the kernel lacks CONFIG_VFIO_NOIOMMU, so vfio.ko is
 # rebuilt from the source against the headers with it on (only vfio.ko
 # changes with that option; its exported symbols keep their CRCs, checked).
 # A second run with the same version finds <cache>/<version>/READY and does
@@ -24,50 +24,51 @@ mkdir -p "$CACHE"
 exec 9>"$CACHE/.lock"
 flock -w 1200 9 || die "cannot lock $CACHE/.lock"
 
-# Which version: an explicit GV_GUEST_KVERSION, else what the cache already
-# has (no apt look-up: works offline), else the candidate of linux-image-amd64.
-pick_version() {
-	local v
-	if [ -n "${GV_GUEST_KVERSION:-}" ]; then
-		echo "$GV_GUEST_KVERSION"
-		return
-	fi
-	v=$(cat "$CACHE/current" 2>/dev/null || true)
-	if [ -n "$v" ] && [ -f "$CACHE/$v/READY" ]; then
-		echo "$v"
-		return
-	fi
-	v=$(apt-cache policy linux-image-amd64 2>/dev/null | sed -n 's/^ *Candidate: //p')
-	[ -n "$v" ] && [ "$v" != "(none)" ] || {
-		apt-get -q update >&2 || true
-		v=$(apt-cache policy linux-image-amd64 2>/dev/null | sed -n 's/^ *Candidate: //p')
-	}
-	[ -n "$v" ] && [ "$v" != "(none)" ] || die "apt knows no linux-image-amd64"
-	echo "$v"
+# The packages of one version: prints "IMAGE-PACKAGE KVER" when all of
+# linux-image-<abi>-amd64, its headers, -common, kbuild and linux-source
+# exist at that version, else nothing.
+packages_of() { # version
+	local img kver p
+	img=$(apt-cache depends "linux-image-amd64=$1" 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9.]*-[0-9]*-amd64\)$/\1/p' | head -n1)
+	[ -n "$img" ] || return 0
+	kver=${img#linux-image-}
+	for p in "$img" "linux-headers-$kver" "linux-headers-${kver%-amd64}-common" \
+		linux-kbuild-6.1 linux-source-6.1; do
+		apt-cache madison "$p" 2>/dev/null | awk -v v="$1" '$3 == v { f = 1 } END { exit !f }' ||
+			return 0
+	done
+	echo "$img $kver"
 }
-ver=$(pick_version)
-dir=$CACHE/$ver
-if [ -f "$dir/READY" ]; then
+
+# Which version: GV_GUEST_KVERSION, else what the cache already has (no apt
+# look-up: works offline, and a newer kernel in the archive does not make
+# every run rebuild), else the newest linux-image-amd64 version whose
+# headers and source are available too.
+ver=${GV_GUEST_KVERSION:-$(cat "$CACHE/current" 2>/dev/null || true)}
+if [ -n "$ver" ] && [ -f "$CACHE/$ver/READY" ]; then
 	echo "$ver" >"$CACHE/current"
-	echo "$dir"
+	echo "$CACHE/$ver"
 	exit 0
 fi
+if [ -z "${GV_GUEST_KVERSION:-}" ]; then
+	ver=
+	[ -n "$(apt-cache madison linux-image-amd64 2>/dev/null)" ] || apt-get -q update >&2 || true
+	for v in $(apt-cache madison linux-image-amd64 2>/dev/null | awk '{ print $3 }'); do
+		[ -n "$(packages_of "$v")" ] && { ver=$v; break; }
+		say "skipping linux-image-amd64 $v: its headers or source are not all available"
+	done
+	[ -n "$ver" ] || die "no linux-image-amd64 version with matching linux-headers, linux-kbuild-6.1 and linux-source-6.1"
+fi
+read -r img kver < <(packages_of "$ver") ||
+	die "linux-image-amd64 $ver: the kernel, its headers, linux-kbuild-6.1 or linux-source-6.1 of that version are not available (apt-cache madison)"
+dir=$CACHE/$ver
 
 say "preparing Debian kernel $ver in $dir"
 t0=$(date +%s)
-# linux-image-amd64 (ver) depends on linux-image-<abi>-amd64 (same version).
-img=$(apt-cache depends "linux-image-amd64=$ver" 2>/dev/null |
-	sed -n 's/^ *Depends: \(linux-image-[0-9.]*-[0-9]*-amd64\)$/\1/p' | head -n1)
-[ -n "$img" ] || die "cannot tell which linux-image package linux-image-amd64=$ver needs"
-kver=${img#linux-image-}
 abi=${kver%-amd64}
 pkgs=("$img=$ver" "linux-headers-$kver=$ver" "linux-headers-$abi-common=$ver"
 	"linux-kbuild-6.1=$ver" "linux-source-6.1=$ver")
-for p in "${pkgs[@]}"; do
-	apt-cache madison "${p%%=*}" 2>/dev/null | awk -v v="$ver" '$3 == v { f = 1 } END { exit !f }' ||
-		die "${p%%=*} $ver is not available (the headers and source must match the kernel: see apt-cache madison ${p%%=*})"
-done
-
 rm -rf "$dir.tmp"
 mkdir -p "$dir.tmp/debs" "$dir.tmp/root"
 chown _apt "$dir.tmp/debs" 2>/dev/null || true

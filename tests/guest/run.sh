@@ -137,7 +137,8 @@ tap_wire_up() {
 		ip tuntap add dev "$i" mode tap multi_queue || return 1
 	done
 	for i in "$BR" "$TAP0" "$TAP1"; do
-		sysctl -qw "net.ipv6.conf.$i.disable_ipv6=1" 2>/dev/null
+		[ ! -e "/proc/sys/net/ipv6/conf/$i/disable_ipv6" ] ||
+			echo 1 >"/proc/sys/net/ipv6/conf/$i/disable_ipv6"
 	done
 	ip link set "$TAP0" master "$BR" && ip link set "$TAP1" master "$BR" &&
 		ip link set "$BR" up && ip link set "$TAP0" up && ip link set "$TAP1" up
