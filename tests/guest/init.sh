@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # tests/guest/init.sh - /init of the guest initramfs (tests/guest/run.sh).
 # Runs as PID 1 under busybox sh. Reads its case from the kernel command
 # line (gv.bind= vfio|noiommu|uio, gv.steps= comma list, gv.devargs=),

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tests/guest/run.sh [-b BUILD] [-k] [--list] all|core|CASE... - gvirtio's
+# shellcheck disable=SC2054 # QEMU options are comma lists
+# tests/guest/run.sh [-b BUILD] [--list] all|core|CASE... - gvirtio's
 # PCI transport (net_gvirtio) on real virtio-net-pci devices: QEMU guests
 # (q35, TCG, -cpu max) booting Debian's own kernel and an initramfs made now
 # from the current build. Two NICs wired to each other (two hubports of one
@@ -18,7 +19,6 @@
 # Logs: <build>/guest-tests/<case>.log. Needs root, qemu-system-x86,
 # busybox-static, dpdk-dev (scripts/setup.sh installs them).
 #   -b BUILD  build folder with drivers/net/virtio/librte_net_gvirtio.so (build)
-#   -k        keep the initramfs work folder
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	-b) build=$2; shift ;;
 	--list) echo "core: ${CORE[*]}"; echo "all: ${ALL[*]}"; exit 0 ;;
-	-h | --help) sed -n '2,/^set -uo/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
+	-h | --help) sed -n '3,/^set -uo/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
 	all) cases+=("${ALL[@]}") ;;
 	core) cases+=("${CORE[@]}") ;;
 	-*) echo "guest: unknown option $1" >&2; exit 2 ;;
@@ -75,7 +75,7 @@ MODERN="disable-legacy=on,disable-modern=off"
 LEGACY="disable-legacy=off,disable-modern=on"
 TRANS="disable-legacy=off,disable-modern=off"
 setup_case() { # name
-	nic=$MODERN bind=noiommu iova=pa steps=testpmd,payload devargs= viommu=0 wire=hub checks=()
+	nic=$MODERN bind=noiommu iova=pa steps=testpmd,payload devargs='' viommu=0 wire=hub checks=()
 	case "$1" in
 	modern) checks=("+virtio-pci modern interface" "+(split ring)") ;;
 	packed)
