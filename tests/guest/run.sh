@@ -10,7 +10,7 @@
 # lose). See docs/guest-tests.md.
 #
 #   core: modern packed legacy noiommu        (in scripts/test.sh)
-#   all:  core + mrg-off viommu misconfig lsc rxintr mq uio
+#   all:  core + mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio
 #
 # Each case: one QEMU run with a hard timeout (killed), console markers
 # waited on with deadlines, "guest: PASS|FAIL <case> (<s> s)" and, on
@@ -24,7 +24,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 build=$REPO/build
 CORE=(modern packed legacy noiommu)
-ALL=("${CORE[@]}" mrg-off viommu misconfig lsc rxintr mq uio)
+ALL=("${CORE[@]}" mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio)
 cases=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -97,6 +97,7 @@ setup_case() { # name
 		;;
 	viommu)
 		nic="$MODERN,iommu_platform=on" bind=vfio iova=auto viommu=1
+		steps=testpmd,payload,rxintr,lsc
 		checks=("+Selected IOVA mode 'VA'" "+ACCESS_PLATFORM: the device goes through" "-noiommu")
 		;;
 	misconfig)
@@ -105,6 +106,11 @@ setup_case() { # name
 		;;
 	lsc) steps=lsc ;;
 	rxintr) steps=rxintr ;;
+	packed-intr)
+		nic="$MODERN,packed=on" devargs=+packed_vq=1 steps=lsc,rxintr
+		checks=("+(packed ring)" "-(split ring)")
+		;;
+	legacy-intr) nic=$LEGACY steps=lsc,rxintr checks=("+virtio-pci legacy interface") ;;
 	mq)
 		# 4 queue pairs need a back-end with 4 queues: two multi-queue
 		# taps on a host bridge (the hub has one queue); rss=on is
