@@ -22,6 +22,8 @@ PACKAGES=(
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu  # cross build of the core
 	clang libclang-rt-14-dev                     # fuzzers, sanitizers
 	dpkg-dev                                     # apt-get source, dpkg-source
+	qemu-system-x86 busybox-static iproute2      # tests/guest: QEMU guests,
+	make gcc-12 libelf1 libssl3 xz-utils         # and its vfio.ko build
 )
 SDK_HEADERS=(ethdev_driver.h ethdev_vdev.h ethdev_pci.h bus_pci_driver.h
 	bus_vdev_driver.h dev_driver.h bus_driver.h)

@@ -5,6 +5,9 @@
 #   build-aarch64/  cross build of the core only; its objects must be AArch64
 #   build-fuzz/     clang libFuzzer targets (fuzz/), each run for a bounded
 #                   time over its seeds + new inputs; one test per target
+#   guest           tests/guest/run.sh core: net_gvirtio on virtio-net-pci
+#                   NICs in QEMU guests (modern, packed, legacy, no-IOMMU);
+#                   one test per case
 # and end with one line "tests: N passed, M failed". Exits non-zero if
 # anything failed (or nothing ran).
 #
@@ -141,6 +144,20 @@ if CC=clang CXX=clang++ bash scripts/build.sh build-fuzz -Dfuzz=true -Dtests=fal
 	grep -h '^fuzz: ' build-fuzz/meson-logs/testlog.txt 2>/dev/null # executions per target
 else
 	fail "build of build-fuzz/"
+fi
+
+# (e) the PCI transport in QEMU guests (TCG): one test per core case
+echo "=== guest: net_gvirtio on virtio-net-pci in QEMU (tests/guest/run.sh core)"
+mkdir -p build
+bash tests/guest/run.sh -b build core 2>&1 | tee build/guest-tests.log
+g_pass=$(grep -c '^guest: PASS ' build/guest-tests.log)
+g_fail=$(grep -c '^guest: FAIL ' build/guest-tests.log)
+passed=$((passed + g_pass))
+if [ $((g_pass + g_fail)) = 0 ]; then
+	fail "guest: no case ran ($(grep -m1 'guest: error' build/guest-tests.log))"
+elif [ "$g_fail" != 0 ]; then
+	failed=$((failed + g_fail))
+	notes+=("FAIL in guest: $(sed -n 's/^guest: FAIL \([^ ]*\).*/\1/p' build/guest-tests.log | paste -sd' ' -)")
 fi
 
 summary

@@ -476,8 +476,10 @@ static int pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pdev)
 	 * as physical ones, untranslated: IOVAs must then be physical too.
 	 */
 	if (!(offered & GV_BIT(GV_F_ACCESS_PLATFORM)) && rte_eal_iova_mode() == RTE_IOVA_VA) {
-		GV_LOG(ERR, "%s: the device lacks ACCESS_PLATFORM (it bypasses the IOMMU and reads "
-		       "physical addresses) but EAL runs with IOVA as VA: use --iova-mode=pa", name);
+		GV_LOG(ERR, "%s: the device lacks ACCESS_PLATFORM (its DMA bypasses the IOMMU and "
+		       "uses physical addresses) but EAL runs with IOVA as VA: port refused. Give "
+		       "the device ACCESS_PLATFORM (QEMU: a modern-only device with "
+		       "iommu_platform=on) or run EAL with --iova-mode=pa", name);
 		ret = -ENOTSUP;
 		goto fail_port;
 	}

@@ -1,0 +1,213 @@
+#!/bin/busybox sh
+# shellcheck shell=dash
+# tests/guest/init.sh - /init of the guest initramfs (tests/guest/run.sh).
+# Runs as PID 1 under busybox sh. Reads its case from the kernel command
+# line (gv.bind= vfio|noiommu|uio, gv.steps= comma list, gv.devargs=),
+# loads the I/O driver's modules, binds the two virtio-net NICs
+# (0000:00:10.0, 0000:00:11.0) to it through sysfs driver_override, runs the
+# steps and prints everything on the serial console, which is all the host
+# reads. Markers: "GV-STEP <step> PASS|FAIL <why>", "GVAPP-WAIT <what>" (the
+# host answers through QEMU's monitor), "GV-RESULT PASS|FAIL". Every wait is
+# bounded. Ends the VM (QEMU runs with -no-reboot).
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=755 tmpfs /run
+mkdir -p /dev/hugepages /dev/shm
+mount -t hugetlbfs -o pagesize=2M nodev /dev/hugepages
+mount -t tmpfs tmpfs /dev/shm
+exec </dev/console >/dev/console 2>&1
+. /etc/gv-env
+export LD_LIBRARY_PATH
+
+say() { echo "gv-guest: [$(cut -d' ' -f1 /proc/uptime)s] $*"; }
+end() { # PASS|FAIL
+	echo "GV-RESULT $1"
+	sync
+	echo b >/proc/sysrq-trigger
+	sleep 30
+}
+fatal() {
+	say "setup failed: $*"
+	echo "GV-STEP setup FAIL $*"
+	end FAIL
+}
+arg() { # name: value of gv.<name>= on the kernel command line
+	tr ' ' '\n' </proc/cmdline | sed -n "s/^gv\.$1=//p" | tail -n1
+}
+BIND=$(arg bind)
+STEPS=$(arg steps | tr , ' ')
+DEVARGS=$(arg devargs | tr '+' ',')
+NIC0=0000:00:10.0
+NIC1=0000:00:11.0
+echo 1 >/proc/sys/kernel/sysrq
+say "up: kernel $(uname -r), bind $BIND, steps: $STEPS"
+
+# ---------------------------------------------------------- I/O driver
+ins() { # module [params]
+	m=$1
+	shift
+	insmod "/mods/$m.ko" "$@" || fatal "insmod $m $* failed"
+}
+case "$BIND" in
+vfio)
+	ins irqbypass
+	ins vfio
+	ins vfio_iommu_type1
+	ins vfio_virqfd
+	ins vfio-pci-core
+	ins vfio-pci
+	drv=vfio-pci
+	;;
+noiommu)
+	ins irqbypass
+	ins vfio-noiommu enable_unsafe_noiommu_mode=1
+	ins vfio_virqfd
+	ins vfio-pci-core
+	ins vfio-pci
+	[ "$(cat /sys/module/vfio/parameters/enable_unsafe_noiommu_mode)" = Y ] ||
+		fatal "vfio is not in no-IOMMU mode"
+	say "vfio: enable_unsafe_noiommu_mode=$(cat /sys/module/vfio/parameters/enable_unsafe_noiommu_mode)"
+	drv=vfio-pci
+	;;
+uio)
+	ins uio
+	ins uio_pci_generic
+	drv=uio_pci_generic
+	;;
+*) fatal "gv.bind=$BIND: vfio, noiommu or uio" ;;
+esac
+for bdf in $NIC0 $NIC1; do
+	d=/sys/bus/pci/devices/$bdf
+	[ -d "$d" ] || fatal "NIC $bdf not found"
+	id="$(cat $d/vendor):$(cat $d/device)"
+	case "$id" in 0x1af4:0x1000 | 0x1af4:0x1041) ;; *) fatal "$bdf is $id, not virtio-net" ;; esac
+	echo $drv >$d/driver_override
+	[ -e $d/driver ] && echo $bdf >$d/driver/unbind
+	echo $bdf >/sys/bus/pci/drivers_probe
+	cur=$(basename "$(readlink $d/driver)")
+	[ "$cur" = $drv ] || fatal "cannot bind $bdf to $drv (driver: ${cur:-none})"
+	grp=$(basename "$(readlink $d/iommu_group 2>/dev/null)")
+	say "$bdf ($id) bound to $drv, iommu group ${grp:-none}"
+done
+ls /dev/vfio 2>/dev/null | tr '\n' ' ' | sed 's/^/gv-guest: \/dev\/vfio: /'
+echo
+echo 256 >/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+say "hugepages: $(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)"
+
+PLUGIN=/plugin/librte_net_gvirtio.so
+eal() { # iova (pa|va|auto): EAL args for both NICs
+	e="-l 0,1 -n 1 --log-level=pmd.net.gvirtio:info -d $PLUGIN -a $NIC0$DEVARGS -a $NIC1$DEVARGS"
+	[ "$1" = auto ] || e="$e --iova-mode=$1"
+	echo "$e"
+}
+# IOVA mode: VA when the NICs translate (vIOMMU + ACCESS_PLATFORM), else PA.
+IOVA=$(arg iova)
+[ -n "$IOVA" ] || IOVA=pa
+
+step_ok() { echo "GV-STEP $1 PASS $2"; }
+step_fail() { echo "GV-STEP $1 FAIL $2"; FAILED=1; }
+wait_for() { # file pattern seconds pid: 0 when the pattern shows up
+	n=0
+	while ! grep -q "$2" "$1"; do
+		kill -0 "$4" 2>/dev/null || return 1
+		[ $n -lt $(($3 * 4)) ] || return 1
+		usleep 250000
+		n=$((n + 1))
+	done
+}
+
+# testpmd, io forwarding both ways after tx_first for 10 s (the measured
+# period; testpmd's stdout is a file, so block-buffered: nothing to poll),
+# then stop and quit; the host checks the forward statistics and the driver.
+step_testpmd() { # iova
+	out=/tmp/testpmd.out
+	rm -f /tmp/tp.in $out
+	mkfifo /tmp/tp.in
+	# shellcheck disable=SC2046
+	timeout -s KILL 300 dpdk-testpmd $(eal "$1") -- -i --total-num-mbufs=8192 \
+		</tmp/tp.in >$out 2>&1 &
+	pid=$!
+	exec 3>/tmp/tp.in
+	# the prompt is written unbuffered
+	if ! wait_for $out "testpmd> " 240 $pid; then
+		exec 3>&-
+		wait $pid
+		cat $out
+		step_fail testpmd "no testpmd prompt within 240 s"
+		return
+	fi
+	echo "show port info all" >&3
+	echo "start tx_first" >&3
+	sleep 10
+	echo "stop" >&3
+	echo "quit" >&3
+	exec 3>&-
+	wait $pid
+	rc=$?
+	cat $out
+	rx=$(awk '/Forward statistics for port/ { p = 1; next }
+		p && /RX-packets:/ { printf "%s ", $2; p = 0 }' $out)
+	set -- $rx
+	if [ $rc != 0 ]; then
+		step_fail testpmd "testpmd exit status $rc"
+	elif [ "${1:-0}" -lt 1000 ] || [ "${2:-0}" -lt 1000 ]; then
+		step_fail testpmd "ports received too little in 10 s: $rx"
+	else
+		step_ok testpmd "io forwarding 10 s, rx per port: $rx"
+	fi
+}
+
+step_app() { # name iova args...
+	name=$1 iova=$2
+	shift 2
+	# shellcheck disable=SC2046
+	timeout -s KILL 300 gv_guest_app $(eal "$iova") -- "$@" 2>&1 | tee /tmp/app.out
+	if grep -q "^GVAPP: PASS" /tmp/app.out; then
+		step_ok "$name" "$(grep '^GVAPP: PASS' /tmp/app.out | head -n1 | cut -d' ' -f4-)"
+	else
+		step_fail "$name" "$(grep '^GVAPP: FAIL' /tmp/app.out | head -n1 | cut -d' ' -f3- || echo 'no result (killed?)')"
+	fi
+}
+
+# The port must be refused, quickly and clearly: testpmd must end by itself.
+step_refuse() { # iova
+	t0=$(cut -d. -f1 /proc/uptime)
+	# shellcheck disable=SC2046
+	timeout -s KILL 180 dpdk-testpmd $(eal "$1") -- --total-num-mbufs=8192 \
+		</dev/null >/tmp/refuse.out 2>&1
+	rc=$?
+	dt=$(($(cut -d. -f1 /proc/uptime) - t0))
+	cat /tmp/refuse.out
+	if [ $rc = 137 ]; then
+		step_fail refuse "testpmd hung (killed after 180 s)"
+	elif ! grep -q "lacks ACCESS_PLATFORM" /tmp/refuse.out; then
+		step_fail refuse "no ACCESS_PLATFORM error in testpmd's output (exit $rc, ${dt}s)"
+	elif grep -q "Configuring Port" /tmp/refuse.out; then
+		step_fail refuse "a port was configured anyway"
+	else
+		step_ok refuse "both ports refused, testpmd ended by itself in ${dt}s (exit $rc)"
+	fi
+}
+
+FAILED=0
+for s in $STEPS; do
+	name=${s%%:*}
+	iova=$IOVA
+	[ "$name" = "$s" ] || iova=${s#*:}
+	say "step $name (iova $iova)"
+	case "$name" in
+	testpmd) step_testpmd "$iova" ;;
+	payload) step_app payload "$iova" payload 2000 ;;
+	lsc) step_app lsc "$iova" lsc ;;
+	rxintr) step_app rxintr "$iova" rxintr ;;
+	mq) step_app mq "$iova" mq 4 2000 ;;
+	refuse) step_refuse "$iova" ;;
+	*) step_fail "$name" "unknown step" ;;
+	esac
+done
+[ $FAILED = 0 ] && end PASS
+end FAIL

@@ -1,0 +1,288 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2054 # QEMU options are comma lists
+# tests/guest/run.sh [-b BUILD] [--list] all|core|CASE... - gvirtio's
+# PCI transport (net_gvirtio) on real virtio-net-pci devices: QEMU guests
+# (q35, TCG, -cpu max) booting Debian's own kernel and an initramfs made now
+# from the current build. Two NICs wired to each other (two hubports of one
+# hub), both bound to vfio-pci (or uio_pci_generic) through driver_override;
+# dpdk-testpmd and tests/guest/gv_guest_app drive them with gvirtio (-d
+# plugin; DPDK's own net_virtio is in the guest's plugin folder too and must
+# lose). See docs/guest-tests.md.
+#
+#   core: modern packed legacy noiommu        (in scripts/test.sh)
+#   all:  core + mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio
+#
+# Each case: one QEMU run with a hard timeout (killed), console markers
+# waited on with deadlines, "guest: PASS|FAIL <case> (<s> s)" and, on
+# failure, the reasons and the tail of the guest log. Ends with
+# "guest: N passed, M failed"; exit status 0 only if all passed.
+# Logs: <build>/guest-tests/<case>.log. Needs root, qemu-system-x86,
+# busybox-static, dpdk-dev (scripts/setup.sh installs them).
+#   -b BUILD  build folder with drivers/net/virtio/librte_net_gvirtio.so (build)
+set -uo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+build=$REPO/build
+CORE=(modern packed legacy noiommu)
+ALL=("${CORE[@]}" mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio)
+cases=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-b) build=$2; shift ;;
+	--list) echo "core: ${CORE[*]}"; echo "all: ${ALL[*]}"; exit 0 ;;
+	-h | --help) sed -n '3,/^set -uo/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
+	all) cases+=("${ALL[@]}") ;;
+	core) cases+=("${CORE[@]}") ;;
+	-*) echo "guest: unknown option $1" >&2; exit 2 ;;
+	*) cases+=("$1") ;;
+	esac
+	shift
+done
+[ ${#cases[@]} -gt 0 ] || cases=("${CORE[@]}")
+die() { echo "guest: error: $*" >&2; echo "guest: 0 passed, ${#cases[@]} failed"; exit 1; }
+[ "$(id -u)" = 0 ] || die "must run as root"
+command -v qemu-system-x86_64 >/dev/null || die "no qemu-system-x86_64 (scripts/setup.sh)"
+plugin=$build/drivers/net/virtio/librte_net_gvirtio.so
+[ -f "$plugin" ] || die "no $plugin: build first (bash scripts/build.sh build)"
+logs=$build/guest-tests
+mkdir -p "$logs"
+
+# ------------------------------------------------ kernel, app, initramfs
+t_prep=$(date +%s)
+kdir=$(bash "$HERE/kernel.sh") || die "cannot prepare the guest kernel"
+work=$(mktemp -d /var/tmp/gvirtio-guest.XXXXXX)
+chmod 755 "$work"
+qpid=
+cleanup() {
+	[ -z "$qpid" ] || kill -9 "$qpid" 2>/dev/null
+	tap_wire_down
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+# shellcheck disable=SC2046
+gcc -O2 -std=gnu11 -Wall -Werror $(pkg-config --cflags libdpdk) "$HERE/gv_guest_app.c" \
+	-o "$work/gv_guest_app" $(pkg-config --libs libdpdk) >"$work/app.log" 2>&1 ||
+	die "cannot build gv_guest_app: $(head -n5 "$work/app.log")"
+bash "$HERE/initramfs.sh" "$kdir" "$plugin" "$work/gv_guest_app" "$work/initramfs.cpio" ||
+	die "cannot build the initramfs"
+echo "guest: kernel $(cat "$kdir/KVER"), initramfs $(($(stat -c %s "$work/initramfs.cpio") / 1048576)) MB, ready in $(($(date +%s) - t_prep)) s"
+
+# ------------------------------------------------------------- the cases
+# case -> NIC properties, bind, IOVA, steps, devargs, vIOMMU (0/1), checks
+# (checks: "+PATTERN" must be in the log, "-PATTERN" must not; fixed strings)
+MODERN="disable-legacy=on,disable-modern=off"
+LEGACY="disable-legacy=off,disable-modern=on"
+TRANS="disable-legacy=off,disable-modern=off"
+setup_case() { # name
+	nic=$MODERN bind=noiommu iova=pa steps=testpmd,payload devargs='' viommu=0 wire=hub checks=()
+	case "$1" in
+	modern) checks=("+virtio-pci modern interface" "+(split ring)") ;;
+	packed)
+		nic="$MODERN,packed=on" devargs=+packed_vq=1
+		checks=("+virtio-pci modern interface" "+(packed ring)" "-(split ring)")
+		;;
+	legacy)
+		nic=$LEGACY
+		checks=("+virtio-pci legacy interface" "+(split ring)")
+		;;
+	noiommu)
+		nic=$TRANS
+		checks=("+vfio: enable_unsafe_noiommu_mode=Y" "+Selected IOVA mode 'PA'"
+			"+virtio-pci modern interface" "-ACCESS_PLATFORM: the device goes")
+		;;
+	mrg-off)
+		nic="$MODERN,mrg_rxbuf=off"
+		checks=("+virtio-pci modern interface" "-MRG_RXBUF")
+		;;
+	viommu)
+		nic="$MODERN,iommu_platform=on" bind=vfio iova=auto viommu=1
+		steps=testpmd,payload,rxintr,lsc
+		checks=("+Selected IOVA mode 'VA'" "+ACCESS_PLATFORM: the device goes through" "-noiommu")
+		;;
+	misconfig)
+		nic=$TRANS bind=vfio iova=auto viommu=1 steps=refuse,testpmd:pa
+		checks=("+Selected IOVA mode 'VA'" "+port refused" "+iommu_platform=on) or run EAL with --iova-mode=pa")
+		;;
+	lsc) steps=lsc ;;
+	rxintr) steps=rxintr ;;
+	packed-intr)
+		nic="$MODERN,packed=on" devargs=+packed_vq=1 steps=lsc,rxintr
+		checks=("+(packed ring)" "-(split ring)")
+		;;
+	legacy-intr) nic=$LEGACY steps=lsc,rxintr checks=("+virtio-pci legacy interface") ;;
+	mq)
+		# 4 queue pairs need a back-end with 4 queues: two multi-queue
+		# taps on a host bridge (the hub has one queue); rss=on is
+		# QEMU's RSS (in software when eBPF cannot load)
+		nic="$MODERN,mq=on,vectors=10,rss=on" steps=mq wire=tap
+		checks=("+negotiated" "+MQ" "+rx per queue")
+		;;
+	uio)
+		nic=$LEGACY bind=uio
+		checks=("+virtio-pci legacy interface" "+bound to uio_pci_generic")
+		;;
+	*) return 1 ;;
+	esac
+}
+
+# The mq wire: two multi-queue taps on a bridge of their own (no address,
+# IPv6 off, so the host sends nothing on it); removed after the case.
+BR=gvb$$ TAP0=gvt$$a TAP1=gvt$$b
+tap_wire_down() {
+	ip link del "$TAP0" 2>/dev/null
+	ip link del "$TAP1" 2>/dev/null
+	ip link del "$BR" 2>/dev/null
+	return 0
+}
+tap_wire_up() {
+	local i
+	tap_wire_down
+	ip link add "$BR" type bridge || return 1
+	for i in "$TAP0" "$TAP1"; do
+		ip tuntap add dev "$i" mode tap multi_queue || return 1
+	done
+	for i in "$BR" "$TAP0" "$TAP1"; do
+		[ ! -e "/proc/sys/net/ipv6/conf/$i/disable_ipv6" ] ||
+			echo 1 >"/proc/sys/net/ipv6/conf/$i/disable_ipv6"
+	done
+	ip link set "$TAP0" master "$BR" && ip link set "$TAP1" master "$BR" &&
+		ip link set "$BR" up && ip link set "$TAP0" up && ip link set "$TAP1" up
+}
+
+monitor() { # socket command: one HMP command through QEMU's monitor
+	python3 - "$1" "$2" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(10)
+s.connect(sys.argv[1])
+def read_prompt():
+    buf = b""
+    end = time.time() + 10
+    while b"(qemu)" not in buf and time.time() < end:
+        buf += s.recv(4096)
+    return buf
+read_prompt()
+s.sendall(sys.argv[2].encode() + b"\n")
+out = read_prompt().decode(errors="replace")
+print(out.replace("(qemu)", "").strip())
+PY
+}
+
+run_case() { # name -> sets why
+	local name=$1
+	local run=$work/$name log=$logs/$name.log limit=900 t0 qrc c pat n
+	mkdir -p "$run"
+	why=()
+	setup_case "$name" || { why=("unknown case"); return 1; }
+	local append="console=ttyS0 panic=-1 quiet loglevel=3 mitigations=off tsc=reliable"
+	append="$append gv.bind=$bind gv.iova=$iova gv.steps=$steps"
+	[ -z "$devargs" ] || append="$append gv.devargs=$devargs"
+	local machine=q35 pre=()
+	if [ "$viommu" = 1 ]; then
+		machine="q35,kernel-irqchip=split"
+		pre=(-device intel-iommu,intremap=on,caching-mode=on)
+		append="$append intel_iommu=on"
+	fi
+	local args=(-nodefaults -no-user-config -display none -no-reboot
+		-machine "$machine" -accel tcg -cpu max -smp 2 -m 2048 "${pre[@]}"
+		-kernel "$kdir/vmlinuz" -initrd "$work/initramfs.cpio" -append "$append"
+		-chardev "file,id=con,path=$log" -serial chardev:con
+		-monitor "unix:$run/mon.sock,server=on,wait=off"
+		-device "virtio-net-pci,id=nic0,netdev=p0,mac=52:54:00:00:00:10,addr=0x10,$nic"
+		-device "virtio-net-pci,id=nic1,netdev=p1,mac=52:54:00:00:00:11,addr=0x11,$nic")
+	if [ "$wire" = tap ]; then
+		tap_wire_up || { why=("cannot set up the tap wire (bridge $BR)"); return 1; }
+		args+=(-netdev "tap,id=p0,ifname=$TAP0,script=no,downscript=no,queues=4,vhost=off"
+			-netdev "tap,id=p1,ifname=$TAP1,script=no,downscript=no,queues=4,vhost=off")
+	else
+		args+=(-netdev hubport,id=p0,hubid=0 -netdev hubport,id=p1,hubid=0)
+	fi
+	: >"$log"
+	echo "# qemu-system-x86_64 ${args[*]}" >"$run/cmd"
+	timeout -s KILL "$limit" qemu-system-x86_64 "${args[@]}" </dev/null >"$run/qemu.out" 2>&1 &
+	qpid=$!
+	# Answer the guest's requests (link flaps) until it is done.
+	local down=0 up=0
+	while kill -0 "$qpid" 2>/dev/null; do
+		grep -q '^GV-RESULT' "$log" && break
+		if [ $down = 0 ] && grep -q '^GVAPP-WAIT link-down' "$log"; then
+			monitor "$run/mon.sock" "set_link nic0 off" >>"$run/monitor.log" 2>&1 ||
+				why+=("monitor: set_link off failed")
+			down=1
+		fi
+		if [ $up = 0 ] && grep -q '^GVAPP-WAIT link-up' "$log"; then
+			monitor "$run/mon.sock" "set_link nic0 on" >>"$run/monitor.log" 2>&1 ||
+				why+=("monitor: set_link on failed")
+			up=1
+		fi
+		sleep 0.5
+	done
+	# after GV-RESULT the guest reboots, which ends QEMU (-no-reboot)
+	local end=$((SECONDS + 60))
+	while kill -0 "$qpid" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.2; done
+	kill -9 "$qpid" 2>/dev/null
+	qrc=0
+	wait "$qpid" || qrc=$?
+	qpid=
+	[ "$wire" != tap ] || tap_wire_down
+	tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
+	[ "$qrc" = 0 ] || why+=("qemu exit status $qrc$([ "$qrc" = 137 ] && echo " (killed: over ${limit} s)"): $(tail -n2 "$run/qemu.out" | tr '\n' ' ')")
+
+	grep -q '^GV-RESULT PASS' "$log" || why+=("the guest did not report GV-RESULT PASS")
+	grep '^GV-STEP .* FAIL' "$log" | sed 's/^GV-STEP /step /' | while read -r l; do echo "$l"; done >"$run/fails"
+	while read -r l; do why+=("$l"); done <"$run/fails"
+	for s in ${steps//,/ }; do
+		grep -q "^GV-STEP ${s%%:*} PASS" "$log" || why+=("step ${s%%:*} did not pass")
+	done
+	# gvirtio, not DPDK's net_virtio, drives both NICs (a NIC gvirtio
+	# refuses is not handed to net_virtio either)
+	n=$(grep -c 'Probe PCI driver: net_gvirtio (1af4:' "$log")
+	[ "$n" -ge 2 ] || why+=("net_gvirtio probed $n NICs, not 2 per DPDK run")
+	grep -q 'Probe PCI driver: net_virtio ' "$log" && why+=("DPDK's net_virtio probed a NIC")
+	if [[ ",$steps," == *,testpmd[,:]* ]]; then
+		n=$(grep -c '^Driver name: *net_gvirtio$' "$log")
+		[ "$n" = 2 ] || why+=("testpmd shows $n ports with driver net_gvirtio, not 2")
+	fi
+	if [[ ",$steps," == *,testpmd* ]]; then
+		# testpmd's final forward statistics: both ports moved traffic
+		mapfile -t c < <(awk '/Forward statistics for port/ { p = 1; next }
+			p && /RX-packets:/ { print $2 } p && /TX-packets:/ { print $2; p = 0 }' "$log" |
+			grep -E '^[0-9]+$')
+		if [ ${#c[@]} -lt 4 ] || [ "${c[0]}" -lt 1000 ] || [ "${c[1]}" -lt 1000 ] ||
+			[ "${c[2]}" -lt 1000 ] || [ "${c[3]}" -lt 1000 ]; then
+			why+=("testpmd forward statistics too low (rx/tx per port: ${c[*]:-none})")
+		fi
+	fi
+	for c in "${checks[@]}"; do
+		pat=${c:1}
+		if [ "${c:0:1}" = + ]; then
+			grep -qF -- "$pat" "$log" || why+=("log lacks \"$pat\"")
+		else
+			grep -qF -- "$pat" "$log" && why+=("log has \"$pat\"")
+		fi
+	done
+	[ ${#why[@]} = 0 ]
+}
+
+passed=0 failed=0 t_all=$(date +%s)
+for c in "${cases[@]}"; do
+	t0=$(date +%s)
+	run_case "$c"
+	ok=$?
+	dt=$(($(date +%s) - t0))
+	if [ "$ok" = 0 ]; then
+		passed=$((passed + 1))
+		detail=$(grep '^GV-STEP .* PASS' "$logs/$c.log" | sed 's/^GV-STEP //' | paste -sd';' -)
+		echo "guest: PASS $c (${dt} s): $detail"
+	else
+		failed=$((failed + 1))
+		echo "guest: FAIL $c (${dt} s)"
+		for w in "${why[@]}"; do echo "guest:   $w"; done
+		echo "guest: --- tail of $logs/$c.log"
+		tail -n 40 "$logs/$c.log" | sed 's/^/guest: | /'
+	fi
+done
+echo "guest: total $(($(date +%s) - t_all)) s for ${#cases[@]} case(s)"
+echo "guest: $passed passed, $failed failed"
+[ "$failed" = 0 ]
