@@ -205,14 +205,15 @@ static void waker_poke(void)
 int gvh_port_setup(uint16_t port, const struct gvh_port_conf *c)
 {
 	struct rte_eth_conf conf;
-	uint16_t nd = c->nb_desc, mtu = 0;
+	uint16_t nd = c->nb_desc, mtu = 0, nq;
 	int ret;
 
 	memset(&conf, 0, sizeof(conf));
 	conf.rxmode.offloads = c->rx_offloads;
 	conf.txmode.offloads = c->tx_offloads;
 	conf.rxmode.mtu = c->mtu;
-	ret = rte_eth_dev_configure(port, 1, 1, &conf);
+	nq = c->nb_queues ? c->nb_queues : 1;
+	ret = rte_eth_dev_configure(port, nq, nq, &conf);
 	if (ret)
 		return seterr(ret, "port %u: configure: %s", port, strerror(-ret));
 	if (c->mtu) {
@@ -224,12 +225,16 @@ int gvh_port_setup(uint16_t port, const struct gvh_port_conf *c)
 		if (mtu != c->mtu)
 			return seterr(-EINVAL, "port %u: MTU is %u, not %u", port, mtu, c->mtu);
 	}
-	ret = rte_eth_rx_queue_setup(port, 0, nd, SOCKET_ID_ANY, NULL, c->mp);
-	if (ret)
-		return seterr(ret, "port %u: rx queue (%u): %s", port, nd, strerror(-ret));
-	ret = rte_eth_tx_queue_setup(port, 0, nd, SOCKET_ID_ANY, NULL);
-	if (ret)
-		return seterr(ret, "port %u: tx queue (%u): %s", port, nd, strerror(-ret));
+	for (uint16_t q = 0; q < nq; q++) {
+		ret = rte_eth_rx_queue_setup(port, q, nd, SOCKET_ID_ANY, NULL, c->mp);
+		if (ret)
+			return seterr(ret, "port %u: rx queue %u (%u): %s", port, q, nd,
+				      strerror(-ret));
+		ret = rte_eth_tx_queue_setup(port, q, nd, SOCKET_ID_ANY, NULL);
+		if (ret)
+			return seterr(ret, "port %u: tx queue %u (%u): %s", port, q, nd,
+				      strerror(-ret));
+	}
 	return 0;
 }
 
@@ -248,11 +253,12 @@ void gvh_pair_init(struct gvh_pair *p)
 
 int gvh_vhost_add(struct gvh_pair *p, bool client, const struct gvh_port_conf *c)
 {
-	char args[256];
+	char args[384];
 	int ret;
 
-	snprintf(args, sizeof(args), "%s,iface=%s,client=%d,queues=1", p->vh_name, p->sock,
-		 client ? 1 : 0);
+	snprintf(args, sizeof(args), "%s,iface=%s,client=%d,queues=%u%s%s", p->vh_name, p->sock,
+		 client ? 1 : 0, c->nb_queues ? c->nb_queues : 1u,
+		 c->vh_devargs && *c->vh_devargs ? "," : "", c->vh_devargs ? c->vh_devargs : "");
 	ret = rte_dev_probe(args);
 	if (ret)
 		return seterr(ret, "probe %s: %s", args, strerror(-ret));

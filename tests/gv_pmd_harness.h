@@ -57,9 +57,11 @@ struct gvh_port_conf {
 	uint16_t mtu; /* 0: leave the default (1500) */
 	uint64_t rx_offloads, tx_offloads;
 	struct rte_mempool *mp; /* RX pool (required) */
+	uint16_t nb_queues; /* queue pairs; 0: 1 (net_vhost: also its queues= devarg) */
+	const char *vh_devargs; /* gvh_vhost_add only: more net_vhost devargs, e.g. "tso=1" */
 };
 
-/* rte_eth_dev_configure (1 queue pair), MTU, RX and TX queue set-up. */
+/* rte_eth_dev_configure (nb_queues pairs), MTU, RX and TX queue set-up. */
 int gvh_port_setup(uint16_t port, const struct gvh_port_conf *c);
 
 /* A gvirtio port and a net_vhost port on the same socket. */

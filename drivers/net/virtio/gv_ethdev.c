@@ -22,7 +22,7 @@ RTE_LOG_REGISTER(gv_logtype, pmd.net.gvirtio, NOTICE);
 
 #define GV_MAX_RX_PKTLEN 9728
 #define GV_RX_INDIRECT 16 /* indirect entries per RX chain (full path) */
-#define GV_TX_INDIRECT 32 /* indirect entries per TX chain */
+#define GV_TX_INDIRECT (GV_MAX_TX_SEGS + 1) /* per TX chain: a header, then every segment */
 
 static struct gv_hw *hw_of(struct rte_eth_dev *dev)
 {

@@ -75,6 +75,29 @@ uint64_t gv_offload_features(uint64_t rx_offloads, uint64_t tx_offloads)
 	(RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_IP_CKSUM |  \
 	 RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6 | RTE_MBUF_F_TX_VLAN)
 
+/*
+ * A GSO packet's partial sum: the Intel-style prepare leaves the TCP
+ * length out of the pseudo-header; virtio devices (Linux's segmentation,
+ * and DPDK's own net_virtio) expect it in, as for any NEEDS_CSUM packet.
+ * The length is the packet's, not the IP header's (which may not hold it).
+ */
+static bool tso_phdr_add_len(struct rte_mbuf *m)
+{
+	uint32_t l4len = m->pkt_len - m->l2_len - m->l3_len, acc;
+	uint16_t *ck;
+
+	if (m->pkt_len < (uint32_t)m->l2_len + m->l3_len + m->l4_len ||
+	    rte_pktmbuf_data_len(m) < m->l2_len + m->l3_len + sizeof(struct rte_tcp_hdr))
+		return false;
+	ck = rte_pktmbuf_mtod_offset(m, uint16_t *,
+				     m->l2_len + m->l3_len + offsetof(struct rte_tcp_hdr, cksum));
+	acc = (uint32_t)rte_be_to_cpu_16(*ck) + (l4len >> 16) + (l4len & 0xffff);
+	acc = (acc & 0xffff) + (acc >> 16);
+	acc = (acc & 0xffff) + (acc >> 16);
+	*ck = rte_cpu_to_be_16((uint16_t)acc);
+	return true;
+}
+
 uint16_t gv_tx_prepare(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct gv_txq *txq = q;
@@ -113,6 +136,10 @@ uint16_t gv_tx_prepare(void *q, struct rte_mbuf **pkts, uint16_t n)
 		ret = rte_net_intel_cksum_prepare(m);
 		if (ret) {
 			rte_errno = -ret;
+			return i;
+		}
+		if ((m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) && !tso_phdr_add_len(m)) {
+			rte_errno = EINVAL;
 			return i;
 		}
 		if (m->ol_flags & RTE_MBUF_F_TX_IP_CKSUM) {
