@@ -411,11 +411,15 @@ static int tx_post_chain(struct gv_txq *txq, struct rte_mbuf *m)
 	struct rte_mbuf *cookie = m, *h = NULL;
 	uint16_t n = 0;
 	int ret;
-	struct gv_net_hdr vh;
+	/* hdr is 20 bytes with HASH_REPORT: the copy below takes all of them. */
+	struct gv_net_hdr_hash vh;
 
 	if (unlikely(m->nb_segs > GV_MAX_TX_SEGS))
 		return -EINVAL;
-	gv_tx_fill_hdr(&vh, m);
+	gv_tx_fill_hdr(&vh.hdr, m);
+	vh.hash_value = 0;
+	vh.hash_report = 0;
+	vh.padding = 0;
 	if (can_push(m, hdr)) {
 		memcpy(rte_pktmbuf_mtod_offset(m, char *, -(int)hdr), &vh, hdr);
 		segs[n].addr = mbuf_addr(m, txq->addr_off) + m->data_off - hdr;
