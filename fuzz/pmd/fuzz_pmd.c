@@ -460,8 +460,14 @@ static void op_complete_tx(struct run *r)
 	fzd_take(v, n);
 	if (!v->n_held)
 		return;
-	for (uint32_t i = 0; i < v->n_held; i++)
-		gv_vqd_read(v->d, &v->held[i], 0, sink, sizeof(sink));
+	for (uint32_t i = 0; i < v->n_held; i++) {
+		uint32_t got = gv_vqd_read(v->d, &v->held[i], 0, sink, sizeof(sink));
+		uint16_t hs = fzd_hdr_size();
+
+		/* The driver's TX header: num_buffers and the hash fields are 0. */
+		for (uint16_t b = 10; b < hs && b < got; b++)
+			FZ_CHECK(sink[b] == 0, "TX header byte %u is 0x%02x", b, sink[b]);
+	}
 	if (how & 1) { /* IN_ORDER: one entry for the batch */
 		uint32_t ndesc = 0;
 
