@@ -273,8 +273,6 @@ def rx(q=0, n=32):
 def txp(shape=0, fr=None, tso=0, extra=b''):
     # shape: bits 0-1 segments-1, 8 no headroom, bits 4-6 offload kind, 128 clone
     b = bytes([shape]) + (fr or frame(0, 80))
-    if shape % 3 == 2:
-        b += b'\x00'
     return b + struct.pack('<H', tso) + extra
 
 

@@ -109,6 +109,13 @@ static int fz_remove(struct rte_vdev_device *vdev)
 static struct rte_vdev_driver fz_driver = { .probe = fz_probe, .remove = fz_remove };
 RTE_PMD_REGISTER_VDEV(net_gvfuzz, fz_driver);
 
+/* UB inside DPDK's inline headers is theirs (ubsan.supp says which). */
+const char *__ubsan_default_options(void);
+const char *__ubsan_default_options(void)
+{
+	return "suppressions=" FZ_UBSAN_SUPP;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -269,18 +276,16 @@ static struct rte_mbuf *make_tx(struct fz *in)
 		m->data_off = 0;
 	memcpy(rte_pktmbuf_append(m, (uint16_t)first), frame, first);
 	last = m;
-	for (uint16_t k = 1; k < nseg; k++) {
+	for (uint16_t k = 1, at = (uint16_t)first; k < nseg; k++) {
 		struct rte_mbuf *s = rte_pktmbuf_alloc(g_tx);
-		uint32_t l = k == nseg - 1 ? len - first - (nseg > 2 ? fz_u8(in) % 8 : 0) : 0;
+		uint32_t l = k == 1 && nseg > 2 ? (len - first) / 2 : len - at;
 
 		if (!s) {
 			rte_pktmbuf_free(m);
 			return NULL;
 		}
-		if (k == 1 && nseg > 2)
-			l = (len - first) / 2;
-		l = RTE_MIN(l, (uint32_t)rte_pktmbuf_tailroom(s));
-		memcpy(rte_pktmbuf_append(s, (uint16_t)l), frame + first, l);
+		memcpy(rte_pktmbuf_append(s, (uint16_t)l), frame + at, l);
+		at = (uint16_t)(at + l);
 		last->next = s;
 		last = s;
 		m->nb_segs++;
