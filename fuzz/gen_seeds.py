@@ -380,3 +380,14 @@ write('fuzz_pmd', 'stop-start',
 write('fuzz_pmd', 'legacy', phdr(LEGACY | EVIDX, RX_CSUM, TX_CSUM, O_CSUM) + traffic(2, [csum_hdr]) +
       tx(txs[:3]) + txdone())
 write('fuzz_pmd', 'queue-max-tiny', phdr(0, 0, 0, 0, nb=1000, qmax=3) + traffic(3))
+# a VLAN-tagged frame written whole, returned with 2 bytes (strip of a runt)
+for layout, lname in ((0, 'split'), (PACKED, 'packed')):
+    write('fuzz_pmd', lname + '-vlan-runt',
+          phdr(layout | MRG | EVIDX, RX_VLAN, 0, OFFER_ALL, nb=32) +
+          bytes([P['FILLPUSH'], 1, 0, 7, 0]) + nethdr() + frame(VLAN, 64) + struct.pack('<I', 14) +
+          rx())
+# HASH_REPORT (20-byte header) on chained TX: no headroom, two segments
+write('fuzz_pmd', 'tx-hash-header',
+      phdr(MRG | EVIDX, RX_HASH | MQ_RSS, O_CTRL | O_RSS | TX_MSEG, OFFER_ALL) +
+      tx([txp(0x08, frame(0, 90)), txp(0x01, frame(TCP4, 300)), txp(0x09, frame(0, 200))]) +
+      txdone(0, False, 8) + traffic(1))

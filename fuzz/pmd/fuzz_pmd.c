@@ -110,12 +110,14 @@ static int fz_remove(struct rte_vdev_device *vdev)
 static struct rte_vdev_driver fz_driver = { .probe = fz_probe, .remove = fz_remove };
 RTE_PMD_REGISTER_VDEV(net_gvfuzz, fz_driver);
 
+#ifdef FZ_UBSAN_SUPP
 /* UB inside DPDK's inline headers is theirs (ubsan.supp says which). */
 const char *__ubsan_default_options(void);
 const char *__ubsan_default_options(void)
 {
 	return "suppressions=" FZ_UBSAN_SUPP;
 }
+#endif
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -198,7 +200,10 @@ static void report_missing(struct rte_mempool *mp, void *opaque, void *obj, unsi
  * still adds up).
  */
 /* Not instrumented for coverage: it runs over every mbuf after each input. */
-__attribute__((no_sanitize("coverage"))) static void check_pool(struct rte_mempool *mp)
+#ifdef __clang__
+__attribute__((no_sanitize("coverage")))
+#endif
+static void check_pool(struct rte_mempool *mp)
 {
 	static void *objs[FZ_NB_MBUF];
 	static uint64_t gen;
