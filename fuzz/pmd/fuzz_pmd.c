@@ -188,10 +188,10 @@ static void report_missing(struct rte_mempool *mp, void *opaque, void *obj, unsi
 	(void)mp;
 	(void)idx;
 	if (*stamp(obj) != *(uint64_t *)opaque)
-		fprintf(stderr, "missing mbuf %p: refcnt %u nb_segs %u next %p data_off %u "
+		fprintf(stderr, "missing mbuf %p: pool %s refcnt %u nb_segs %u next %p data_off %u "
 			"data_len %u pkt_len %u ol_flags 0x%" PRIx64 " port %u\n", obj,
-			rte_mbuf_refcnt_read(m), m->nb_segs, (void *)m->next, m->data_off,
-			m->data_len, m->pkt_len, m->ol_flags, m->port);
+			m->pool ? m->pool->name : "NULL", rte_mbuf_refcnt_read(m), m->nb_segs,
+			(void *)m->next, m->data_off, m->data_len, m->pkt_len, m->ol_flags, m->port);
 }
 
 /*
@@ -235,7 +235,38 @@ struct run {
 	uint16_t port;
 	uint16_t nq; /* queue pairs in use */
 	struct rte_mempool *rxmp;
+	/*
+	 * RX used entries longer than the chain was given: 1 staged, 2
+	 * published. Unless the ring was written raw or a push lied about
+	 * id/ndesc (the driver may then never reach the entry), such a queue
+	 * must end broken with a counted reason (check_refused).
+	 */
+	uint8_t bad[GV_MAX_QUEUE_PAIRS];
+	bool dirty[GV_MAX_QUEUE_PAIRS];
 };
+
+static void forget_expectations(struct run *r)
+{
+	memset(r->bad, 0, sizeof(r->bad));
+	memset(r->dirty, 0, sizeof(r->dirty));
+}
+
+/* An RX queue's index (vq 2q), or -1 for TX and control queues. */
+static int rx_index(const struct run *r, const struct fzd_vq *v)
+{
+	uint16_t idx = v->q->vq_idx;
+
+	return idx % 2 == 0 && idx < 2 * r->nq ? idx / 2 : -1;
+}
+
+static void publish(struct run *r, struct fzd_vq *v)
+{
+	int q = rx_index(r, v);
+
+	gv_vqd_publish(v->d);
+	if (q >= 0 && r->bad[q] == 1)
+		r->bad[q] = 2;
+}
 
 /* A frame template: Ethernet (maybe VLAN) + IPv4/IPv6 + TCP/UDP, then
  * the input's bytes over it at an offset of its choosing. */
@@ -459,9 +490,15 @@ static void op_fill_push(struct run *r)
 	}
 	gv_vqd_push(v->d, (how & 8) ? fz_u16(r->in) : c->id, (how & 16) ? fz_u8(r->in) : c->ndesc,
 		    len);
+	if (rx_index(r, v) >= 0) {
+		if (how & (8 | 16))
+			r->dirty[rx_index(r, v)] = true;
+		else if (len > c->in_len && !gv_vqd_broken(v->d) && !r->bad[rx_index(r, v)])
+			r->bad[rx_index(r, v)] = 1;
+	}
 	fzd_drop(v, i);
 	if (!(how & 32))
-		gv_vqd_publish(v->d);
+		publish(r, v);
 }
 
 /* A well-behaved delivery of one frame (mergeable: over several chains). */
@@ -501,7 +538,7 @@ static void op_deliver(struct run *r)
 		off += w;
 	}
 	v->n_held = 0;
-	gv_vqd_publish(v->d);
+	publish(r, v);
 }
 
 static void op_complete_tx(struct run *r)
@@ -549,6 +586,8 @@ static void op_raw(struct run *r)
 
 	if (!v)
 		return;
+	if (rx_index(r, v) >= 0)
+		r->dirty[rx_index(r, v)] = true;
 	gv_vq_addrs(v->q->vq, &a);
 	num = gv_vq_num(v->q->vq);
 	id = (how & 1) && v->n_held ? v->held[fz_u8(r->in) % v->n_held].id : fz_u32(r->in);
@@ -685,17 +724,66 @@ static void op_publish(struct run *r)
 	struct fzd_vq *v = pick_vq(r, fz_u8(r->in) & 1);
 
 	if (v)
-		gv_vqd_publish(v->d);
+		publish(r, v);
 }
 
 static void op_stop(struct run *r)
 {
 	rte_eth_dev_stop(r->port);
+	forget_expectations(r);
 }
 
 static void op_start(struct run *r)
 {
 	rte_eth_dev_start(r->port);
+	forget_expectations(r);
+}
+
+/*
+ * "Anything that would write outside what the driver posted is refused
+ * and counted": an RX queue given a used length beyond its chain ends
+ * broken, with the reason in the port's xstats, once the app has polled.
+ */
+static void check_refused(struct run *r)
+{
+	static const char *const why[] = { "bad_id", "id_not_inflight", "bad_len",
+					   "bad_flags", "bad_used_idx", "bad_order" };
+
+	if (!rte_eth_devices[r->port].data->dev_started)
+		return;
+	for (uint16_t q = 0; q < r->nq; q++) {
+		struct gv_rxq *rxq = rte_eth_devices[r->port].data->rx_queues[q];
+		struct rte_mbuf *pkts[GV_BURST_MAX];
+		uint64_t counted = 0;
+		uint16_t got;
+
+		if (r->bad[q] != 2 || r->dirty[q])
+			continue;
+		for (unsigned int k = 0; k < 64; k++) {
+			got = rte_eth_rx_burst(r->port, q, pkts, RTE_DIM(pkts));
+			for (uint16_t i = 0; i < got; i++) {
+				check_rx(pkts[i], r->port, r->rxmp);
+				rte_pktmbuf_free(pkts[i]);
+			}
+			if (!got)
+				break;
+		}
+		FZ_CHECK(gv_vq_broken(rxq->q.vq),
+			 "rx queue %u took a used length beyond its buffers", q);
+		for (unsigned int k = 0; k < RTE_DIM(why); k++) {
+			char name[RTE_ETH_XSTATS_NAME_SIZE];
+			uint64_t id, val;
+
+			snprintf(name, sizeof(name), "rx_q%u_%s", q, why[k]);
+			if (rte_eth_xstats_get_id_by_name(r->port, name, &id) == 0 &&
+			    rte_eth_xstats_get_by_id(r->port, &id, &val, 1) == 1)
+				counted += val;
+		}
+		FZ_CHECK(counted > 0, "rx queue %u broken but no reason counted", q);
+		if (g_verbose)
+			fprintf(stderr, "fuzz_pmd: rx queue %u refused a long entry (%" PRIu64
+				" counted)\n", q, counted);
+	}
 }
 
 static void op_mtu(struct run *r)
@@ -845,14 +933,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rte_eth_dev_start(r.port) != 0 && g_verbose)
 		fprintf(stderr, "fuzz_pmd: start failed\n");
 	run_script(&r);
+	check_refused(&r);
 close:
 	g_fzd.in = NULL;
-	if (g_verbose) fprintf(stderr, "DBG before stop %u\n", rte_mempool_avail_count(g_rx_big));
 	rte_eth_dev_stop(r.port); /* ethdev closes only a stopped port */
 	FZ_CHECK(rte_vdev_uninit(FZ_PORT_NAME) == 0, "the port did not close");
-	if (g_verbose) fprintf(stderr, "DBG after close %u\n", rte_mempool_avail_count(g_rx_big));
 out:
 	g_fzd.in = NULL;
+	if (rte_mempool_avail_count(g_rx_big) != g_rx_big->size ||
+	    rte_mempool_avail_count(g_rx_small) != g_rx_small->size ||
+	    rte_mempool_avail_count(g_tx) != g_tx->size)
+		fprintf(stderr, "pools after close: rx_big %u rx_small %u tx %u of %u\n",
+			rte_mempool_avail_count(g_rx_big), rte_mempool_avail_count(g_rx_small),
+			rte_mempool_avail_count(g_tx), FZ_NB_MBUF);
 	check_pool(g_rx_big);
 	check_pool(g_rx_small);
 	check_pool(g_tx);
