@@ -144,6 +144,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (!g_rx_big || !g_rx_small || !g_tx)
 		abort();
 	fzd_init();
+	fzd_add_pool(g_rx_big);
+	fzd_add_pool(g_rx_small);
+	fzd_add_pool(g_tx);
 	return 0;
 }
 

@@ -51,6 +51,8 @@ extern struct fzd g_fzd;
 
 /* Allocate the per-queue device state once (EAL up). */
 void fzd_init(void);
+/* Segments that start in this pool must stay in one mbuf's buffer. */
+void fzd_add_pool(struct rte_mempool *mp);
 /* The queue with virtqueue index idx if it runs, else NULL. */
 struct fzd_vq *fzd_vq(uint16_t idx);
 /* Take up to n more chains into the queue's held list; returns how many. */

@@ -15,12 +15,76 @@
 
 struct fzd g_fzd;
 
+/*
+ * The mbuf pools, their objects sorted by address: the device's "IOMMU".
+ * A segment that starts in a pool must lie inside one mbuf's data buffer.
+ * Without it a raw write of a packed descriptor's length (which the
+ * driver never reads back) would make this device, taking that
+ * descriptor later, write past the buffer into the next mbuf: a real
+ * device could, but the driver cannot stop DMA, and the fuzzer must not
+ * report its own device's writes.
+ */
+static struct {
+	struct rte_mempool *mp;
+	void **objs;
+	uintptr_t lo, hi;
+} g_pools[4];
+
+static void note_obj(struct rte_mempool *mp, void *opaque, void *obj, unsigned int idx)
+{
+	(void)mp;
+	((void **)opaque)[idx] = obj;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void fzd_add_pool(struct rte_mempool *mp)
+{
+	for (unsigned int i = 0; i < RTE_DIM(g_pools); i++) {
+		if (g_pools[i].mp)
+			continue;
+		g_pools[i].objs = malloc(sizeof(void *) * mp->size);
+		if (!g_pools[i].objs || rte_mempool_obj_iter(mp, note_obj, g_pools[i].objs) != mp->size)
+			abort();
+		qsort(g_pools[i].objs, mp->size, sizeof(void *), cmp_ptr);
+		g_pools[i].lo = (uintptr_t)g_pools[i].objs[0];
+		g_pools[i].hi = (uintptr_t)g_pools[i].objs[mp->size - 1] + mp->elt_size;
+		g_pools[i].mp = mp;
+		return;
+	}
+	abort();
+}
+
 static void *fzd_xlate(void *ctx, uint64_t addr, uint32_t len)
 {
 	(void)ctx;
 	/* The PMD posts process virtual addresses (hw->use_va). */
 	if (addr == 0 || addr > UINTPTR_MAX || (uint64_t)len > UINTPTR_MAX - addr)
 		return NULL;
+	for (unsigned int i = 0; i < RTE_DIM(g_pools) && g_pools[i].mp; i++) {
+		unsigned int lo = 0, hi = g_pools[i].mp->size;
+		const struct rte_mbuf *m;
+
+		if (addr < g_pools[i].lo || addr >= g_pools[i].hi)
+			continue;
+		while (hi - lo > 1) { /* last object at or below addr */
+			unsigned int mid = (lo + hi) / 2;
+
+			if ((uintptr_t)g_pools[i].objs[mid] <= addr)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		m = g_pools[i].objs[lo];
+		if (addr < (uintptr_t)m->buf_addr || addr + len > (uintptr_t)m->buf_addr + m->buf_len)
+			return NULL;
+		break;
+	}
 	return (void *)(uintptr_t)addr;
 }
 
