@@ -467,6 +467,7 @@ static void op_fill_push(struct run *r)
 	uint8_t hdr[20];
 	uint32_t i, len = 0;
 	struct gv_chain *c;
+	int q;
 
 	if (!v)
 		return;
@@ -493,11 +494,12 @@ static void op_fill_push(struct run *r)
 	}
 	gv_vqd_push(v->d, (how & 8) ? fz_u16(r->in) : c->id, (how & 16) ? fz_u8(r->in) : c->ndesc,
 		    len);
-	if (rx_index(r, v) >= 0) {
+	q = rx_index(r, v);
+	if (q >= 0 && q < GV_MAX_QUEUE_PAIRS) {
 		if (how & (8 | 16))
-			r->dirty[rx_index(r, v)] = true;
-		else if (len > c->in_len && !gv_vqd_broken(v->d) && !r->bad[rx_index(r, v)])
-			r->bad[rx_index(r, v)] = 1;
+			r->dirty[q] = true;
+		else if (len > c->in_len && !gv_vqd_broken(v->d) && !r->bad[q])
+			r->bad[q] = 1;
 	}
 	fzd_drop(v, i);
 	if (!(how & 32))
@@ -589,7 +591,7 @@ static void op_raw(struct run *r)
 
 	if (!v)
 		return;
-	if (rx_index(r, v) >= 0)
+	if (rx_index(r, v) >= 0 && rx_index(r, v) < GV_MAX_QUEUE_PAIRS)
 		r->dirty[rx_index(r, v)] = true;
 	gv_vq_addrs(v->q->vq, &a);
 	num = gv_vq_num(v->q->vq);
