@@ -492,8 +492,16 @@ static void op_fill_push(struct run *r)
 		len = fz_u32(r->in);
 		break;
 	}
-	gv_vqd_push(v->d, (how & 8) ? fz_u16(r->in) : c->id, (how & 16) ? fz_u8(r->in) : c->ndesc,
-		    len);
+	{
+		uint16_t id = (how & 8) ? fz_u16(r->in) : c->id;
+		uint16_t nd = (how & 16) ? fz_u8(r->in) : c->ndesc;
+
+		gv_vqd_push(v->d, id, nd, len);
+		if (g_verbose)
+			fprintf(stderr, "fuzz_pmd: push vq %u id %u ndesc %u len %u (chain %u: id %u, "
+				"%u writable)%s\n", v->q->vq_idx, id, nd, len, i, c->id, c->in_len,
+				(how & 32) ? " unpublished" : "");
+	}
 	q = rx_index(r, v);
 	if (q >= 0 && q < GV_MAX_QUEUE_PAIRS) {
 		if (how & (8 | 16))
@@ -540,6 +548,9 @@ static void op_deliver(struct run *r)
 		uint32_t w = gv_vqd_write(v->d, &v->held[i], 0, frame + off, len - off);
 
 		gv_vqd_push(v->d, v->held[i].id, v->held[i].ndesc, w);
+		if (g_verbose)
+			fprintf(stderr, "fuzz_pmd: deliver vq %u id %u ndesc %u len %u\n", v->q->vq_idx,
+				v->held[i].id, v->held[i].ndesc, w);
 		off += w;
 	}
 	v->n_held = 0;
@@ -740,8 +751,11 @@ static void op_stop(struct run *r)
 
 static void op_start(struct run *r)
 {
-	rte_eth_dev_start(r->port);
-	forget_expectations(r);
+	bool was = rte_eth_devices[r->port].data->dev_started;
+
+	/* Only a real start gives fresh rings (a started port ignores it). */
+	if (rte_eth_dev_start(r->port) == 0 && !was)
+		forget_expectations(r);
 }
 
 /*
