@@ -245,7 +245,13 @@ struct run {
 	 * must end broken with a counted reason (check_refused).
 	 */
 	uint8_t bad[GV_MAX_QUEUE_PAIRS];
-	bool dirty[GV_MAX_QUEUE_PAIRS];
+	/*
+	 * Per virtqueue: raw ring writes or a push with a made-up id/ndesc
+	 * since the start. The driver may then complete a chain the device
+	 * still holds and reuse its buffer, so what the device reads there
+	 * later is no longer the driver's (no TX header check either).
+	 */
+	bool dirty[FZD_MAX_VQ];
 };
 
 static void forget_expectations(struct run *r)
@@ -503,12 +509,11 @@ static void op_fill_push(struct run *r)
 				(how & 32) ? " unpublished" : "");
 	}
 	q = rx_index(r, v);
-	if (q >= 0 && q < GV_MAX_QUEUE_PAIRS) {
-		if (how & (8 | 16))
-			r->dirty[q] = true;
-		else if (len > c->in_len && !gv_vqd_broken(v->d) && !r->bad[q])
-			r->bad[q] = 1;
-	}
+	if (how & (8 | 16))
+		r->dirty[v->q->vq_idx] = true;
+	else if (q >= 0 && q < GV_MAX_QUEUE_PAIRS && len > c->in_len && !gv_vqd_broken(v->d) &&
+		 !r->bad[q])
+		r->bad[q] = 1;
 	fzd_drop(v, i);
 	if (!(how & 32))
 		publish(r, v);
@@ -573,7 +578,7 @@ static void op_complete_tx(struct run *r)
 		uint16_t hs = fzd_hdr_size();
 
 		/* The driver's TX header: num_buffers and the hash fields are 0. */
-		for (uint16_t b = 10; b < hs && b < got; b++)
+		for (uint16_t b = 10; b < hs && b < got && !r->dirty[v->q->vq_idx]; b++)
 			FZ_CHECK(sink[b] == 0, "TX header byte %u is 0x%02x", b, sink[b]);
 	}
 	if (how & 1) { /* IN_ORDER: one entry for the batch */
@@ -602,8 +607,7 @@ static void op_raw(struct run *r)
 
 	if (!v)
 		return;
-	if (rx_index(r, v) >= 0 && rx_index(r, v) < GV_MAX_QUEUE_PAIRS)
-		r->dirty[rx_index(r, v)] = true;
+	r->dirty[v->q->vq_idx] = true;
 	gv_vq_addrs(v->q->vq, &a);
 	num = gv_vq_num(v->q->vq);
 	id = (how & 1) && v->n_held ? v->held[fz_u8(r->in) % v->n_held].id : fz_u32(r->in);
@@ -776,7 +780,7 @@ static void check_refused(struct run *r)
 		uint64_t counted = 0;
 		uint16_t got;
 
-		if (r->bad[q] != 2 || r->dirty[q])
+		if (r->bad[q] != 2 || r->dirty[2 * q])
 			continue;
 		for (unsigned int k = 0; k < 64; k++) {
 			got = rte_eth_rx_burst(r->port, q, pkts, RTE_DIM(pkts));
