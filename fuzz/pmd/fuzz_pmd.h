@@ -62,4 +62,16 @@ void fzd_drop(struct fzd_vq *v, uint32_t i);
 /* Virtio-net header size the device uses for its negotiated features. */
 uint16_t fzd_hdr_size(void);
 
+/* fuzz_pmd_pkt.c */
+#define FZ_NB_MBUF 2048 /* per pool: RX rings of 2 x 1024 run short, as they may */
+#define FZ_PRIV 8 /* mbuf private area: the pool check's stamp */
+/* A frame template (Ethernet, VLAN, IPv4/IPv6, TCP/UDP) + input bytes. */
+uint32_t fz_make_frame(struct fz *in, uint8_t *buf, uint32_t cap);
+/* A TX packet of the shape the input says, from `pool` (NULL: none). */
+struct rte_mbuf *fz_make_tx(struct fz *in, struct rte_mempool *pool);
+/* Abort unless m is a sane mbuf of `mp` for `port`. */
+void fz_check_rx(struct rte_mbuf *m, uint16_t port, const struct rte_mempool *mp);
+/* Abort unless every mbuf of `mp` is back, each exactly once. */
+void fz_check_pool(struct rte_mempool *mp);
+
 #endif /* GV_FUZZ_PMD_H */
