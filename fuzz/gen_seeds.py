@@ -228,3 +228,166 @@ for i, s in enumerate([
         'path=' + 'x' * 108,
 ]):
     write('fuzz_devargs', '%02d' % i, s.encode())
+
+# ---------------------------------------------------------------- fuzz_pmd
+# header: ring/port byte, datapath + RX offloads, TX offloads + offered,
+# offered + lsc, u16 nb_desc, u16 queue_max, u16 mtu, control answer mode,
+# 32 config bytes; then opcodes (g_ops[] of fuzz/pmd/fuzz_pmd.c).
+PACKED, MRG, INORDER, INDIRECT, EVIDX, SMALL, TWOQ, LEGACY = 1, 2, 4, 8, 16, 32, 64, 128
+F_SIMPLE, F_INORDER, F_FULL = 1, 2, 3
+RX_CSUM, RX_LRO, RX_VLAN, RX_HASH, RX_SCATTER, MQ_RSS = 4, 8, 16, 32, 64, 128
+TX_MSEG, TX_CSUM, TX_TSO, TX_VLAN, TX_IP, O_MQ, O_CTRL, O_RSS = 1, 2, 4, 8, 16, 32, 64, 128
+O_STATUS, O_MTU, O_SPEED, O_MAC, O_ORDER, O_CSUM, O_TSO, LSC = 1, 2, 4, 8, 16, 32, 64, 128
+P = dict(RX=0, TX=1, TAKE=2, FILLPUSH=3, DELIVER=4, TXDONE=5, RAW=6, CFG=7, CTRL=8, STATS=9,
+         PUB=10, STOP=11, START=12, MTU=13)
+OFFER_ALL = (O_STATUS | O_MTU | O_SPEED | O_MAC | O_CSUM | O_TSO)
+
+
+def pcfg(status=1, pairs=2, mtu=1500, speed=10000, key=40, table=128, types=0x3f):
+    return (bytes([2, 0, 0, 0, 0, 1]) + struct.pack('<HHHIB', status, pairs, mtu, speed, 1) +
+            struct.pack('<BHI', key, table, types) + bytes(8))
+
+
+def phdr(b0, b1, b2, b3, nb=256, qmax=1024, mtu=1500, ctrl=0, cfg=None):
+    return (bytes([b0, b1, b2, b3]) + struct.pack('<HHHB', nb, qmax, mtu, ctrl) +
+            (cfg if cfg is not None else pcfg()))
+
+
+def frame(kind=0, ln=100, off=0, over=b''):
+    return bytes([kind]) + struct.pack('<H', ln) + bytes([off, len(over)]) + over
+
+
+def nethdr(flags=0, gso=0, hdr_len=0, gso_size=0, cstart=0, coff=0, nbuf=1, hval=0, hrep=0):
+    return struct.pack('<BBHHHHHIHH', flags, gso, hdr_len, gso_size, cstart, coff, nbuf,
+                       hval, hrep, 0)
+
+
+def deliver(q=0, h=None, fr=None):
+    return bytes([P['DELIVER'], q]) + (h or nethdr()) + (fr or frame())
+
+
+def rx(q=0, n=32):
+    return bytes([P['RX'], q, n])
+
+
+def txp(shape=0, fr=None, tso=0, extra=b''):
+    # shape: bits 0-1 segments-1, 8 no headroom, bits 4-6 offload kind, 128 clone
+    b = bytes([shape]) + (fr or frame(0, 80))
+    return b + struct.pack('<H', tso) + extra
+
+
+def tx(pkts, q=0):
+    return bytes([P['TX'], q, len(pkts)]) + b''.join(pkts)
+
+
+def txdone(q=0, batch=False, n=8):
+    return bytes([P['TXDONE'], q, 1 if batch else 0, n])
+
+
+def traffic(k=4, hdrs=None, frames=None):
+    p = b''
+    for i in range(k):
+        p += deliver(0, hdrs[i % len(hdrs)] if hdrs else None,
+                     frames[i % len(frames)] if frames else frame(0, 60 + 40 * i)) + rx()
+    return p
+
+
+TCP4, UDP4, VLAN, TCP6 = 0, 4, 1, 2
+csum_hdr = nethdr(flags=1, cstart=34, coff=16)
+lro_hdr = nethdr(flags=2, gso=1, gso_size=1448, hdr_len=54)
+txs = [txp(0), txp(0x20, frame(TCP4, 200)), txp(0x31, frame(UDP4, 300)), txp(0x8, frame(0, 90)),
+       txp(0x42, frame(TCP4, 1400), tso=500), txp(0x50, frame(0, 100), extra=b'\x05\x00'),
+       txp(0x80, frame(0, 64)), txp(0x10, frame(TCP4, 120))]
+for layout, lname in ((0, 'split'), (PACKED, 'packed')):
+    for io in (0, INORDER):
+        iname = '-inorder' if io else ''
+        # mergeable RX with every RX offload, full TX with offloads
+        write('fuzz_pmd', lname + iname + '-mrg-offloads',
+              phdr(layout | io | MRG | INDIRECT | EVIDX, RX_CSUM | RX_LRO | RX_VLAN,
+                   TX_MSEG | TX_CSUM | TX_TSO | TX_VLAN | TX_IP | O_CTRL, OFFER_ALL) +
+              traffic(4, [csum_hdr, lro_hdr, nethdr(flags=2)],
+                      [frame(TCP4, 100), frame(VLAN, 3000), frame(UDP4, 60)]) +
+              tx(txs) + txdone(0, bool(io)) + tx(txs[:4]) + txdone(0, False) + rx())
+        # simple RX and TX paths, no offloads, no control queue
+        write('fuzz_pmd', lname + iname + '-simple',
+              phdr(layout | io, F_SIMPLE if not io else F_INORDER, 0, O_STATUS | O_MAC) +
+              traffic(4) + tx([txp(0)] * 6) + txdone(0, bool(io)) + tx([txp(0)] * 3) + rx())
+        # the full RX path: chains of small mbufs, checksum offload
+        write('fuzz_pmd', lname + iname + '-full-chains',
+              phdr(layout | io | SMALL | INDIRECT, F_FULL | RX_CSUM | RX_SCATTER,
+                   TX_MSEG | TX_CSUM | O_CTRL, OFFER_ALL, nb=64) +
+              traffic(3, [csum_hdr, nethdr()], [frame(TCP4, 1000), frame(UDP4, 100)]) +
+              tx([txp(0x21, frame(TCP4, 600)), txp(0x2, frame(0, 900))]) + txdone() + rx())
+
+# hostile writes, each on split and packed
+for layout, lname in ((0, 'split'), (PACKED, 'packed')):
+    base = phdr(layout | MRG | EVIDX, RX_CSUM | RX_VLAN, O_CTRL | TX_MSEG, OFFER_ALL, nb=32)
+    # lengths beyond what was posted, any id, any ndesc
+    write('fuzz_pmd', lname + '-bad-len',
+          base + bytes([P['FILLPUSH'], 1, 0, 0x05, 0]) + nethdr() + frame(0, 60) + b'\x10' + rx())
+    write('fuzz_pmd', lname + '-bad-id',
+          base + bytes([P['FILLPUSH'], 1, 0, 0x09, 0]) + nethdr() + frame(0, 60) +
+          struct.pack('<H', 999) + rx())
+    # a raw used entry / descriptor, in flight or not
+    raw = (bytes([P['RAW'], 1, 0, 0]) + struct.pack('<II', 5, 70) + b'\x00\x01') if not layout \
+        else (bytes([P['RAW'], 1, 0, 2]) + struct.pack('<II', 5, 70) + struct.pack('<H', 0))
+    write('fuzz_pmd', lname + '-raw-used', base + raw + rx())
+    # num_buffers wrong (flag 0x80 keeps the header's own): 0, 200, more than sent
+    write('fuzz_pmd', lname + '-num-buffers',
+          base + deliver(0, nethdr(flags=0x80, nbuf=0)) + rx() +
+          deliver(0, nethdr(flags=0x80, nbuf=200)) + rx() +
+          deliver(0, nethdr(flags=0x80, nbuf=3), frame(0, 100)) + rx() + traffic(2))
+    # checksum offsets outside the packet, odd, at the end; VLAN-tagged runts
+    write('fuzz_pmd', lname + '-csum-offsets',
+          base + traffic(4, [nethdr(flags=1, cstart=2000, coff=6), nethdr(flags=1, cstart=33, coff=1),
+                             nethdr(flags=1, cstart=0, coff=98), nethdr(flags=1, cstart=60, coff=65535)]) +
+          deliver(0, nethdr(), frame(VLAN, 2)) + rx() + deliver(0, nethdr(), frame(VLAN, 15)) + rx())
+    # TX completions with lengths, an in-order batch on a ring without it
+    write('fuzz_pmd', lname + '-tx-hostile',
+          base + tx(txs[:4]) + bytes([P['TXDONE'], 0, 2, 4]) + struct.pack('<IIII', 1, 99999, 0, 7) +
+          tx(txs[:4]) + txdone(0, True) + tx(txs[:2]))
+
+# control queue answers: OK, ERR, none (timeout), hostile entry, odd ack; per command
+for mode in range(4, 8):
+    write('fuzz_pmd', 'ctrl-answer-%d' % mode,
+          phdr(MRG | EVIDX, 0, O_CTRL | TWOQ * 0, OFFER_ALL, ctrl=mode) +
+          bytes([P['CTRL'], 0]) + bytes(6) + bytes([P['CTRL'], 4, 2, 0, 0, 0, 0, 9]) + traffic(2))
+write('fuzz_pmd', 'ctrl-per-command',
+      phdr(MRG | EVIDX, RX_VLAN, O_CTRL, OFFER_ALL, ctrl=128) + bytes([0, 0, 0, 0]) +
+      b''.join(bytes([P['CTRL'], w]) + bytes([2, 0, 0, 0, 0, 1]) + bytes([w % 8, 1, 0, 0, 0]) +
+               b'\x02\x00' for w in range(9)) + traffic(2))
+# config space: link down/up, announce (a RARP on TX 0 and ANNOUNCE_ACK), MTU, speed
+write('fuzz_pmd', 'config-changes',
+      phdr(MRG | EVIDX, 0, O_CTRL, OFFER_ALL | LSC) + traffic(1) +
+      bytes([P['CFG'], 6, 2, 0, 0]) + bytes([P['CFG'], 6, 2, 1, 0]) +
+      bytes([P['CFG'], 6, 2, 3, 0]) + txdone() + bytes([P['CFG'], 10, 0x84, 0xff, 0xff, 0, 0]) +
+      bytes([P['MTU']]) + struct.pack('<H', 9000) + bytes([P['STATS'], 1]) + traffic(1))
+# RSS with the hash report, two queue pairs; RSS limits from the config
+write('fuzz_pmd', 'rss-two-queues',
+      phdr(MRG | EVIDX | TWOQ, RX_HASH | MQ_RSS, O_MQ | O_CTRL | O_RSS, OFFER_ALL) +
+      traffic(2, [nethdr(nbuf=1, hval=0x12345678, hrep=2)]) + deliver(1) + rx(1) +
+      bytes([P['CTRL'], 9]) + bytes(6) + bytes([40]) + struct.pack('<Q', 0x3c) + bytes(64) +
+      bytes([P['CTRL'], 10]) + bytes(6) + struct.pack('<Q', 0xffffffffffffffff) * 8 +
+      tx(txs[:2], 1) + txdone(1))
+write('fuzz_pmd', 'rss-odd-limits',
+      phdr(MRG | TWOQ, RX_HASH | MQ_RSS, O_MQ | O_CTRL | O_RSS, OFFER_ALL,
+           cfg=pcfg(pairs=16, key=255, table=1024, types=0xffffffff)) + traffic(1))
+# start/stop cycles with traffic in flight; a legacy device (10-byte header)
+write('fuzz_pmd', 'stop-start',
+      phdr(MRG | EVIDX, 0, O_CTRL, OFFER_ALL) + deliver(0) + tx(txs[:3]) +
+      bytes([P['STOP'], P['START']]) + traffic(2) + bytes([P['TAKE'], 1, 0, 4, P['STOP'], P['START']]) +
+      traffic(1))
+write('fuzz_pmd', 'legacy', phdr(LEGACY | EVIDX, RX_CSUM, TX_CSUM, O_CSUM) + traffic(2, [csum_hdr]) +
+      tx(txs[:3]) + txdone())
+write('fuzz_pmd', 'queue-max-tiny', phdr(0, 0, 0, 0, nb=1000, qmax=3) + traffic(3))
+# a VLAN-tagged frame written whole, returned with 2 bytes (strip of a runt)
+for layout, lname in ((0, 'split'), (PACKED, 'packed')):
+    write('fuzz_pmd', lname + '-vlan-runt',
+          phdr(layout | MRG | EVIDX, RX_VLAN, 0, OFFER_ALL, nb=32) +
+          bytes([P['FILLPUSH'], 1, 0, 7, 0]) + nethdr() + frame(VLAN, 64) + struct.pack('<I', 14) +
+          rx())
+# HASH_REPORT (20-byte header) on chained TX: no headroom, two segments
+write('fuzz_pmd', 'tx-hash-header',
+      phdr(MRG | EVIDX, RX_HASH | MQ_RSS, O_CTRL | O_RSS | TX_MSEG, OFFER_ALL) +
+      tx([txp(0x08, frame(0, 90)), txp(0x01, frame(TCP4, 300)), txp(0x09, frame(0, 200))]) +
+      txdone(0, False, 8) + traffic(1))

@@ -36,7 +36,7 @@ log=$dir/work/$name.log
 # Largest input worth mutating, per target.
 case $name in
 fuzz_split_used | fuzz_packed_used) max_len=2048 ;;
-fuzz_vqd_take) max_len=4096 ;;
+fuzz_vqd_take | fuzz_pmd) max_len=4096 ;;
 fuzz_vhu_reply) max_len=400 ;;
 fuzz_devargs) max_len=512 ;;
 *) max_len=1024 ;;

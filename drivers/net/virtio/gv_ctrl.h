@@ -33,7 +33,10 @@
 #define GV_CTRL_ERR 1
 
 #define GV_CTRL_DATA_MAX 4096 /* largest command payload (MAC tables, RSS) */
+/* How long a command waits for its answer (the PMD fuzzer builds with 1 ms). */
+#ifndef GV_CTRL_TIMEOUT_MS
 #define GV_CTRL_TIMEOUT_MS 1000
+#endif
 
 /* A command's payload in up to a few pieces (sent as separate segments). */
 struct gv_ctrl_part {

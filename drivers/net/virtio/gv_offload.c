@@ -207,7 +207,8 @@ static bool rx_complete_csum(struct rte_mbuf *m, uint16_t start, uint16_t off)
 	csum = (uint16_t)~sum;
 	if (csum == 0)
 		csum = 0xffff; /* UDP: 0 means "no checksum" */
-	*rte_pktmbuf_mtod_offset(m, uint16_t *, at) = csum;
+	/* csum_start + csum_offset is the device's: may be odd (no u16 store). */
+	memcpy(rte_pktmbuf_mtod_offset(m, char *, at), &csum, sizeof(csum));
 	return true;
 }
 
@@ -242,6 +243,12 @@ void gv_rx_offload(const struct gv_rxq *rxq, struct rte_mbuf *m, const struct gv
 			m->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
 		}
 	}
-	if (rxq->ol_vlan_strip)
+	/*
+	 * rte_vlan_strip reads the Ethernet header and moves data_off without
+	 * looking at data_len (a runt makes it memmove to NULL): only a first
+	 * segment holding the whole tagged header is stripped.
+	 */
+	if (rxq->ol_vlan_strip &&
+	    m->data_len >= sizeof(struct rte_ether_hdr) + sizeof(struct rte_vlan_hdr))
 		rte_vlan_strip(m);
 }

@@ -104,7 +104,7 @@ static void rx_refill_single(struct gv_rxq *rxq)
 	while (room) {
 		struct rte_mbuf *mb[GV_BURST_MAX];
 		struct gv_seg segs[GV_BURST_MAX];
-		uint32_t n = room < GV_BURST_MAX ? room : GV_BURST_MAX;
+		uint32_t n = room < GV_BURST_MAX ? room : GV_BURST_MAX, added;
 
 		if (rte_pktmbuf_alloc_bulk(rxq->mp, mb, n) != 0) {
 			uint32_t got = rx_alloc_fewer(rxq->mp, mb, n);
@@ -118,7 +118,11 @@ static void rx_refill_single(struct gv_rxq *rxq)
 			segs[i].addr = mbuf_addr(mb[i], rxq->addr_off) + RTE_PKTMBUF_HEADROOM - hdr;
 			segs[i].len = (uint32_t)mb[i]->buf_len - RTE_PKTMBUF_HEADROOM + hdr;
 		}
-		gv_vq_add_burst(vq, segs, (void *const *)mb, n, true);
+		added = gv_vq_add_burst(vq, segs, (void *const *)mb, n, true);
+		if (unlikely(added < n)) { /* the device broke the queue */
+			rte_pktmbuf_free_bulk(mb + added, n - added);
+			break;
+		}
 		room -= n;
 	}
 }
@@ -182,6 +186,8 @@ static void rx_refill_chains(struct gv_rxq *rxq)
 			head->nb_segs = clen;
 			if (gv_vq_add(vq, segs, 0, clen, head, ind) != 0) {
 				rte_pktmbuf_free(head);
+				if (npool)
+					rte_pktmbuf_free_bulk(pool, npool);
 				return;
 			}
 			chains--;
@@ -411,11 +417,15 @@ static int tx_post_chain(struct gv_txq *txq, struct rte_mbuf *m)
 	struct rte_mbuf *cookie = m, *h = NULL;
 	uint16_t n = 0;
 	int ret;
-	struct gv_net_hdr vh;
+	/* hdr is 20 bytes with HASH_REPORT: the copy below takes all of them. */
+	struct gv_net_hdr_hash vh;
 
 	if (unlikely(m->nb_segs > GV_MAX_TX_SEGS))
 		return -EINVAL;
-	gv_tx_fill_hdr(&vh, m);
+	gv_tx_fill_hdr(&vh.hdr, m);
+	vh.hash_value = 0;
+	vh.hash_report = 0;
+	vh.padding = 0;
 	if (can_push(m, hdr)) {
 		memcpy(rte_pktmbuf_mtod_offset(m, char *, -(int)hdr), &vh, hdr);
 		segs[n].addr = mbuf_addr(m, txq->addr_off) + m->data_off - hdr;
@@ -457,7 +467,7 @@ static __rte_always_inline uint16_t tx_simple_t(struct gv_txq *txq, struct rte_m
 	while (sent < n) {
 		struct gv_seg segs[GV_BURST_MAX];
 		void *ck[GV_BURST_MAX];
-		uint32_t room = gv_vq_num_free(vq), k = 0, want = n - sent;
+		uint32_t room = gv_vq_num_free(vq), k = 0, want = n - sent, added;
 
 		if (want > GV_BURST_MAX)
 			want = GV_BURST_MAX;
@@ -471,8 +481,13 @@ static __rte_always_inline uint16_t tx_simple_t(struct gv_txq *txq, struct rte_m
 			if (unlikely(m->nb_segs != 1 || !can_push(m, hdr))) {
 				/* Rare: post what we have, then this one as a chain. */
 				int ret;
+				uint32_t added = gv_vq_add_burst(vq, segs, ck, k, false);
 
-				txq->q.st.packets += gv_vq_add_burst(vq, segs, ck, k, false);
+				txq->q.st.packets += added;
+				if (unlikely(added < k)) { /* broken: the rest stay the app's */
+					sent += added;
+					goto out;
+				}
 				ret = tx_post_chain(txq, m);
 				if (ret == -ENOSPC || ret == -ENOMEM || ret == -EIO) {
 					sent += i;
@@ -495,7 +510,12 @@ static __rte_always_inline uint16_t tx_simple_t(struct gv_txq *txq, struct rte_m
 			ck[k++] = m;
 			count_pkt(&txq->q.st, m);
 		}
-		txq->q.st.packets += gv_vq_add_burst(vq, segs, ck, k, false);
+		added = gv_vq_add_burst(vq, segs, ck, k, false);
+		txq->q.st.packets += added;
+		if (unlikely(added < k)) { /* broken: the rest stay the app's */
+			sent += added;
+			break;
+		}
 		sent += want;
 next_round:;
 	}
