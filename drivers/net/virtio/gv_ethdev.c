@@ -502,11 +502,15 @@ static int do_start(struct rte_eth_dev *dev)
 	int ret;
 
 	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
-		if (!dev->data->rx_queues[i])
+		if (!dev->data->rx_queues[i]) {
+			GV_LOG(ERR, "%s: rx queue %u not set up", hw->name, i);
 			return -EINVAL;
+		}
 	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
-		if (!dev->data->tx_queues[i])
+		if (!dev->data->tx_queues[i]) {
+			GV_LOG(ERR, "%s: tx queue %u not set up", hw->name, i);
 			return -EINVAL;
+		}
 	ret = gv_path_select(hw, rxo, conf->txmode.offloads, frame, room);
 	if (ret)
 		return ret;
