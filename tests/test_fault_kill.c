@@ -59,15 +59,15 @@
  */
 static int backend_main(const char *sock, int client, int fd)
 {
-	char pfx[64], args[256];
-	char *argv[] = { "gvkb", "--no-huge", "-m", "128", "--no-pci", "--no-telemetry", pfx,
+	char args[256];
+	/* --no-shconf: a killed back-end leaves no runtime files behind. */
+	char *argv[] = { "gvkb", "--no-huge", "--no-shconf", "-m", "128", "--no-pci", "--no-telemetry",
 			 "--lcores=0@(0,1)", "--log-level=lib.eal:error", "--log-level=lib.vhost.*:error",
 			 "--log-level=pmd.net.vhost:error", NULL };
 	struct rte_eth_conf conf = { 0 };
 	struct rte_mempool *mp;
 	uint16_t port;
 
-	snprintf(pfx, sizeof(pfx), "--file-prefix=gvkb_%d", (int)getpid());
 	if (rte_eal_init((int)RTE_DIM(argv) - 1, argv) < 0)
 		return 10;
 	mp = rte_pktmbuf_pool_create("kb", 2047, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
