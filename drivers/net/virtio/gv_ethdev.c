@@ -502,14 +502,20 @@ static int do_start(struct rte_eth_dev *dev)
 	int ret;
 
 	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
-		if (!dev->data->rx_queues[i])
+		if (!dev->data->rx_queues[i]) {
+			GV_LOG(ERR, "%s: rx queue %u not set up", hw->name, i);
 			return -EINVAL;
+		}
 	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
-		if (!dev->data->tx_queues[i])
+		if (!dev->data->tx_queues[i]) {
+			GV_LOG(ERR, "%s: tx queue %u not set up", hw->name, i);
 			return -EINVAL;
+		}
 	ret = gv_path_select(hw, rxo, conf->txmode.offloads, frame, room);
 	if (ret)
 		return ret;
+	/* Queues a NEEDS_RESET left paused (no burst runs on a stopped port). */
+	for_each_queue(dev, gv_queue_resume);
 	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {
 		struct gv_rxq *rxq = dev->data->rx_queues[i];
 
@@ -592,6 +598,16 @@ int gv_port_rings_restart(struct rte_eth_dev *dev)
 	if (dev->data->dev_conf.intr_conf.lsc)
 		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, NULL);
 	return ret;
+}
+
+void gv_port_needs_reset(struct rte_eth_dev *dev)
+{
+	struct gv_hw *hw = hw_of(dev);
+
+	GV_LOG(ERR, "%s: the device needs a reset: queues stopped, link down; recover with "
+	       "rte_eth_dev_reset() and a new configure", hw->name);
+	for_each_queue(dev, gv_queue_pause);
+	gv_config_changed(dev);
 }
 
 static int gv_dev_start(struct rte_eth_dev *dev)

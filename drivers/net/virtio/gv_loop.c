@@ -160,6 +160,7 @@ static int loop_reset(struct gv_hw *hw)
 	struct gv_loop *lp = lp_of(hw);
 
 	forget_queues(lp, false);
+	lp->needs_reset = false;
 	lp->features = 0;
 	lp->features_ok = false;
 	lp->status &= GV_NET_S_LINK_UP;
@@ -232,6 +233,10 @@ static int loop_start(struct gv_hw *hw)
 
 	if (!lp->features_ok)
 		return -EINVAL;
+	if (lp->needs_reset) {
+		GV_LOG(ERR, "%s: device: DEVICE_NEEDS_RESET is set: reset the device first", lp->name);
+		return -EIO;
+	}
 	for (unsigned int i = 0; ret == 0 && i < GV_LOOP_MAX_VQ; i++)
 		if (lp->vq[i].q)
 			ret = start_queue(lp, i);
@@ -253,7 +258,7 @@ static void loop_notify(struct gv_hw *hw, struct gv_queue *q)
 	struct gv_loop *lp = lp_of(hw);
 	uint16_t idx = q->vq_idx, pairs = gv_loop_vq_pairs(lp);
 
-	if (!lp->running || idx >= GV_LOOP_MAX_VQ || lp->vq[idx].q != q || !lp->vq[idx].d)
+	if (!lp->running || lp->needs_reset || idx >= GV_LOOP_MAX_VQ || lp->vq[idx].q != q || !lp->vq[idx].d)
 		return;
 	if (idx == 2u * pairs) {
 		if (!lp->ctrl_silent)
@@ -267,7 +272,7 @@ static void loop_notify(struct gv_hw *hw, struct gv_queue *q)
 /* The device is there while running; the link itself is the config status. */
 static bool loop_link_up(struct gv_hw *hw)
 {
-	return lp_of(hw)->running;
+	return lp_of(hw)->running && !lp_of(hw)->needs_reset;
 }
 
 static void loop_free(struct gv_loop *lp)
@@ -645,6 +650,24 @@ GV_LOOP_EXPORT int rte_pmd_gvirtio_loop_announce(uint16_t port)
 		return -ENODEV;
 	lp->status |= GV_NET_S_ANNOUNCE;
 	gv_config_changed(dev);
+	return 0;
+}
+
+GV_LOOP_EXPORT int rte_pmd_gvirtio_loop_needs_reset(uint16_t port)
+{
+	struct rte_eth_dev *dev;
+	struct gv_loop *lp = port_loop(port, &dev);
+	struct gv_hw *hw;
+
+	if (!lp)
+		return -ENODEV;
+	hw = dev->data->dev_private;
+	lp->needs_reset = true;
+	/* The config interrupt, as the PCI transport handles it. */
+	pthread_mutex_lock(&hw->ctl_lock);
+	gv_port_needs_reset(dev);
+	pthread_mutex_unlock(&hw->ctl_lock);
+	rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_RESET, NULL);
 	return 0;
 }
 

@@ -75,6 +75,14 @@ int rte_pmd_gvirtio_loop_set_link(uint16_t port, bool up);
  */
 int rte_pmd_gvirtio_loop_announce(uint16_t port);
 
+/*
+ * The device sets DEVICE_NEEDS_RESET and raises a config interrupt: it
+ * stops serving the rings until the driver resets it; the driver pauses
+ * its queues, reports the link down (LSC) and RTE_ETH_EVENT_INTR_RESET
+ * (callbacks run on this thread).
+ */
+int rte_pmd_gvirtio_loop_needs_reset(uint16_t port);
+
 /* The device's counters and filter state. */
 int rte_pmd_gvirtio_loop_stats(uint16_t port, struct gv_loop_stats *out);
 

@@ -74,6 +74,7 @@ struct gv_loop {
 	uint64_t features;
 	bool features_ok;
 	bool running;
+	bool needs_reset; /* DEVICE_NEEDS_RESET: the device does nothing until reset */
 	uint16_t hdr_size;
 
 	/* config space and filters */

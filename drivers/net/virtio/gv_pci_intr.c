@@ -85,7 +85,10 @@ static void config_event(struct rte_eth_dev *dev)
 		return;
 	}
 	reset_event = refresh(dev);
-	gv_config_changed(dev);
+	if (reset_event)
+		gv_port_needs_reset(dev); /* queues paused, link down */
+	else
+		gv_config_changed(dev);
 	pthread_mutex_unlock(&hw->ctl_lock);
 	if (reset_event)
 		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_RESET, NULL);

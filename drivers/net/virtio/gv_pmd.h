@@ -248,5 +248,13 @@ void gv_config_changed(struct rte_eth_dev *dev);
  * hw->ctl_lock.
  */
 int gv_port_rings_restart(struct rte_eth_dev *dev);
+/*
+ * The device set DEVICE_NEEDS_RESET (a config change said so): every
+ * queue is paused after its current burst (bursts return 0 and leave the
+ * rings alone), the link is refreshed (down) with its LSC event. The
+ * caller raises RTE_ETH_EVENT_INTR_RESET; the application recovers with
+ * rte_eth_dev_reset() and a new configure, queue set-up and start.
+ */
+void gv_port_needs_reset(struct rte_eth_dev *dev);
 
 #endif /* GV_PMD_H */

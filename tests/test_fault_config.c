@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_fault_config.c - unsupported configurations and bad devargs: each
+ * fails with a negative return and a log line naming the cause (rte_log
+ * is captured into memory and searched), and the process goes on: after
+ * every case the same port is configured correctly, started, carries
+ * traffic and stops with every mbuf back.
+ *
+ * On the loopback device: too many queue pairs, MTU above the device's
+ * maximum (configure and set_mtu), ring sizes out of range, a NULL pool,
+ * mbufs too small for any frame, mbufs too small for the MTU without
+ * mergeable buffers, a queue left without set-up, RSS from a device
+ * without it, a queue id out of range, a forced path that cannot serve
+ * the configuration. Against DPDK's net_vhost (no TSO offered): TSO and
+ * LRO. Every bad devarg of net_gvirtio_user and net_gvirtio_loop.
+ */
+#include <stdlib.h>
+
+#include "gv_pmd_harness.h"
+#include "gv_test_loop.h"
+
+/* ---------------------------------------------------------- log capture -- */
+
+static char *log_buf;
+static size_t log_len, log_mark;
+static FILE *log_f;
+
+static void log_begin(void)
+{
+	fflush(log_f);
+	log_mark = log_len;
+}
+
+/*
+ * Some line logged since log_begin() holds every one of the (NULL-ended)
+ * needles; print it.
+ */
+static void log_expect(const char *what, ...)
+{
+	const char *needles[8];
+	const char *line, *end;
+	int n = 0;
+	va_list ap;
+
+	va_start(ap, what);
+	while (n < 8 && (needles[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	fflush(log_f);
+	for (line = log_buf + log_mark; line < log_buf + log_len; line = end + 1) {
+		bool all = true;
+
+		end = strchr(line, '\n');
+		if (!end)
+			end = log_buf + log_len;
+		for (int i = 0; i < n && all; i++) {
+			const char *hit = strstr(line, needles[i]);
+
+			all = hit && hit < end;
+		}
+		if (all) {
+			print_message("  %-34s %.*s\n", what, (int)(end - line), line);
+			return;
+		}
+	}
+	fail_msg("%s: no log line names the cause (\"%s\"...); logged:\n%.*s", what, needles[0],
+		 (int)(log_len - log_mark), log_buf + log_mark);
+}
+
+/* ------------------------------------------------------------ the port -- */
+
+static struct rte_mempool *tiny_mp; /* 128-byte data room */
+static struct rte_mempool *small_mp; /* 512-byte data room */
+
+/* The process goes on: a good configuration of the same port works. */
+static void good_config(uint16_t port, uint16_t nq)
+{
+	struct rte_eth_conf conf;
+	struct rte_ether_addr mac;
+	struct port p = { .id = port };
+	uint16_t got = 0;
+
+	memset(&conf, 0, sizeof(conf));
+	assert_int_equal(rte_eth_dev_configure(port, nq, nq, &conf), 0);
+	assert_int_equal(rte_eth_dev_set_mtu(port, RTE_ETHER_MTU), 0);
+	for (uint16_t q = 0; q < nq; q++) {
+		assert_int_equal(rte_eth_rx_queue_setup(port, q, 256, SOCKET_ID_ANY, NULL, mp), 0);
+		assert_int_equal(rte_eth_tx_queue_setup(port, q, 256, SOCKET_ID_ANY, NULL), 0);
+	}
+	assert_int_equal(rte_eth_dev_start(port), 0);
+	assert_int_equal(rte_eth_promiscuous_enable(port), 0);
+	rte_eth_macaddr_get(port, &mac);
+	for (int i = 0; i < 16; i++) {
+		struct rte_mbuf *m = frame(mp, &mac, flen((uint32_t)i), (uint32_t)i, -1), *r[4];
+		uint16_t n;
+
+		send_all(&p, 0, &m, 1);
+		n = recv_all(&p, 0, r, 4);
+		got += n;
+		free_all(r, n);
+	}
+	assert_int_equal(got, 16);
+	assert_int_equal(rte_eth_dev_stop(port), 0);
+	assert_int_equal(rte_mempool_avail_count(mp), mp->size);
+}
+
+static struct port cur = { .id = GVH_NO_PORT };
+
+/* A loopback port for one test; the teardown removes it. */
+static uint16_t loop_port(const char *args)
+{
+	assert_int_equal(port_probe(&cur, args), 0);
+	return cur.id;
+}
+
+static int port_teardown(void **state)
+{
+	(void)state;
+	if (cur.id != GVH_NO_PORT) {
+		rte_eth_dev_stop(cur.id);
+		rte_eal_hotplug_remove("vdev", cur.name);
+	}
+	cur.id = GVH_NO_PORT;
+	return 0;
+}
+
+static void conf_fails(uint16_t port, uint16_t nq, const struct rte_eth_conf *conf)
+{
+	log_begin();
+	assert_true(rte_eth_dev_configure(port, nq, nq, conf) < 0);
+}
+
+static void test_queues(void **state)
+{
+	uint16_t port = loop_port("queues=2");
+	struct rte_eth_conf conf = { 0 };
+
+	(void)state;
+	conf_fails(port, 3, &conf);
+	log_expect("3 queue pairs, the device has 2", "nb_rx_queues=3", "> 2", NULL);
+	good_config(port, 2);
+	/* Configured for 2, set up queue 2. */
+	assert_int_equal(rte_eth_dev_configure(port, 2, 2, &conf), 0);
+	log_begin();
+	assert_true(rte_eth_rx_queue_setup(port, 2, 256, SOCKET_ID_ANY, NULL, mp) < 0);
+	log_expect("rx queue id 2 of 2", "queue_id=2", NULL);
+	/* Configured for 2, only queue 0 set up: start refuses. */
+	assert_int_equal(rte_eth_dev_configure(port, 1, 1, &conf), 0);
+	assert_int_equal(rte_eth_dev_configure(port, 2, 2, &conf), 0);
+	assert_int_equal(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL, mp), 0);
+	assert_int_equal(rte_eth_tx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL), 0);
+	log_begin();
+	assert_true(rte_eth_dev_start(port) < 0);
+	log_expect("queue 1 never set up", "queue 1", "not set up", NULL);
+	good_config(port, 1);
+}
+
+static void test_mtu(void **state)
+{
+	uint16_t port = loop_port("mtu=4000");
+	struct rte_eth_conf conf = { 0 };
+
+	(void)state;
+	conf.rxmode.mtu = 4001;
+	conf_fails(port, 1, &conf);
+	log_expect("configure: MTU 4001 > 4000", "4001", "4000", NULL);
+	good_config(port, 1);
+	log_begin();
+	assert_true(rte_eth_dev_set_mtu(port, 4001) < 0);
+	log_expect("set_mtu 4001 > 4000", "4001", "4000", NULL);
+	good_config(port, 1);
+	/* Below the minimum. */
+	log_begin();
+	assert_true(rte_eth_dev_set_mtu(port, 20) < 0);
+	log_expect("set_mtu 20 < 68", "20", "68", NULL);
+	good_config(port, 1);
+}
+
+static void test_ring_sizes(void **state)
+{
+	uint16_t port = loop_port("queue_size=1024");
+	struct rte_eth_conf conf = { 0 };
+
+	(void)state;
+	assert_int_equal(rte_eth_dev_configure(port, 1, 1, &conf), 0);
+	log_begin();
+	assert_true(rte_eth_rx_queue_setup(port, 0, 2048, SOCKET_ID_ANY, NULL, mp) < 0);
+	log_expect("rx ring 2048 > 1024", "nb_rx_desc(=2048)", "1024", NULL);
+	log_begin();
+	assert_true(rte_eth_tx_queue_setup(port, 0, 4096, SOCKET_ID_ANY, NULL) < 0);
+	log_expect("tx ring 4096 > 1024", "nb_tx_desc(=4096)", "1024", NULL);
+	log_begin();
+	assert_true(rte_eth_rx_queue_setup(port, 0, 1, SOCKET_ID_ANY, NULL, mp) < 0);
+	log_expect("rx ring of 1", "nb_rx_desc(=1)", NULL);
+	good_config(port, 1);
+	/* Not powers of two (split rounds up) and 0 (the default): accepted. */
+	assert_int_equal(rte_eth_dev_configure(port, 1, 1, &conf), 0);
+	assert_int_equal(rte_eth_rx_queue_setup(port, 0, 300, SOCKET_ID_ANY, NULL, mp), 0);
+	assert_int_equal(rte_eth_tx_queue_setup(port, 0, 0, SOCKET_ID_ANY, NULL), 0);
+	assert_int_equal(rte_eth_dev_start(port), 0);
+	assert_int_equal(rte_eth_dev_stop(port), 0);
+	good_config(port, 1);
+}
+
+static void test_pools(void **state)
+{
+	uint16_t port = loop_port("mtu=9000,mrg_rxbuf=0");
+	struct rte_eth_conf conf = { 0 };
+
+	(void)state;
+	assert_int_equal(rte_eth_dev_configure(port, 1, 1, &conf), 0);
+	log_begin();
+	assert_true(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL, NULL) < 0);
+	log_expect("no pool", "mempool", NULL);
+	log_begin();
+	assert_true(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL, tiny_mp) < 0);
+	log_expect("mbufs with no room", "mbuf_data_room_size", NULL);
+	/* 9000-byte frames in 512-byte mbufs without mergeable buffers: 18 a chain. */
+	conf.rxmode.mtu = 9000;
+	assert_int_equal(rte_eth_dev_configure(port, 1, 1, &conf), 0);
+	assert_int_equal(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL, small_mp), 0);
+	assert_int_equal(rte_eth_tx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL), 0);
+	log_begin();
+	assert_true(rte_eth_dev_start(port) < 0);
+	log_expect("MTU 9000, 512-byte mbufs, no MRG", "need", "mbufs", "mrg_rxbuf=1", NULL);
+	assert_int_equal(rte_mempool_avail_count(small_mp), small_mp->size);
+	good_config(port, 1);
+}
+
+static void test_forced_path(void **state)
+{
+	uint16_t port = loop_port("mrg_rxbuf=0,datapath=simple");
+	struct rte_eth_conf conf = { 0 };
+
+	(void)state;
+	/* The simple path has no offloads: a checksum offload cannot be served. */
+	conf.rxmode.offloads = RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
+	assert_int_equal(rte_eth_dev_configure(port, 1, 1, &conf), 0);
+	assert_int_equal(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL, mp), 0);
+	assert_int_equal(rte_eth_tx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL), 0);
+	log_begin();
+	assert_true(rte_eth_dev_start(port) < 0);
+	log_expect("datapath=simple with RX checksum", "datapath", "cannot serve", NULL);
+	good_config(port, 1);
+}
+
+static void test_rss_unsupported(void **state)
+{
+	uint16_t port = loop_port("queues=2");
+	struct rte_eth_conf conf = { 0 };
+
+	(void)state;
+	conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+	conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IP;
+	conf_fails(port, 2, &conf);
+	log_expect("RSS, device without RSS", "rss_hf", NULL);
+	good_config(port, 2);
+}
+
+/* TSO and LRO from a back-end that does not offer them (net_vhost, tso=0). */
+static void test_offloads_vhost(void **state)
+{
+	struct gvh_pair pair;
+	struct rte_mempool *vmp = gvh_pool(2047);
+	struct gvh_port_conf vc = { .mp = vmp };
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info info;
+
+	(void)state;
+	assert_non_null(vmp);
+	gvh_pair_init(&pair);
+	if (gvh_vhost_add(&pair, false, &vc))
+		fail_msg("%s", gvh_error());
+	snprintf(pair.gv_name, sizeof(pair.gv_name), "net_gvirtio_user_cfg");
+	{
+		char args[300];
+
+		snprintf(args, sizeof(args), "%s,path=%s", pair.gv_name, pair.sock);
+		assert_int_equal(rte_dev_probe(args), 0);
+		assert_int_equal(rte_eth_dev_get_port_by_name(pair.gv_name, &pair.gv), 0);
+	}
+	assert_int_equal(rte_eth_dev_info_get(pair.gv, &info), 0);
+	assert_false(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_TSO);
+	conf.txmode.offloads = RTE_ETH_TX_OFFLOAD_TCP_TSO;
+	conf_fails(pair.gv, 1, &conf);
+	log_expect("TSO without HOST_TSO4", "Tx offloads", "capabilities", NULL);
+	/* No CTRL_VLAN on vhost-user: no VLAN filter to offer. */
+	assert_false(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_VLAN_FILTER);
+	memset(&conf, 0, sizeof(conf));
+	conf.rxmode.offloads = RTE_ETH_RX_OFFLOAD_VLAN_FILTER;
+	conf_fails(pair.gv, 1, &conf);
+	log_expect("VLAN filter without CTRL_VLAN", "Rx offloads", "capabilities", NULL);
+	print_message("  (LRO: the back-end %s GUEST_TSO4/6)\n",
+		      info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TCP_LRO ? "offers" : "lacks");
+	if (!(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TCP_LRO)) {
+		memset(&conf, 0, sizeof(conf));
+		conf.rxmode.offloads = RTE_ETH_RX_OFFLOAD_TCP_LRO;
+		conf_fails(pair.gv, 1, &conf);
+		log_expect("LRO without GUEST_TSO", "Rx offloads", "capabilities", NULL);
+	}
+	{
+		struct gvh_port_conf gc = { .mp = mp };
+
+		assert_int_equal(gvh_port_setup(pair.gv, &gc), 0);
+		if (gvh_pair_start(&pair, 10.0))
+			fail_msg("%s", gvh_error());
+	}
+	{
+		struct gvh_flow f = { .tx_port = pair.gv, .rx_port = pair.vh, .tx_mp = mp,
+				      .len = 300, .count = 100 };
+
+		if (gvh_transfer(&f))
+			fail_msg("%s", gvh_error());
+	}
+	gvh_pair_destroy(&pair);
+	assert_int_equal(rte_mempool_avail_count(mp), mp->size);
+	rte_mempool_free(vmp);
+}
+
+/* ------------------------------------------------------------ devargs -- */
+
+static void test_devargs(void **state)
+{
+	/* devarg, and what the log line must name. */
+	static const char *const bad[][2] = {
+		{ "bogus=1", "bogus" },		{ "server=2", "server" },
+		{ "server=", "server" },		{ "queues=0", "queues" },
+		{ "queues=99", "queues" },		{ "queues=x", "queues" },
+		{ "queues=-1", "queues" },		{ "queue_size=1", "queue_size" },
+		{ "queue_size=40000", "queue_size" }, { "queue_size=abc", "queue_size" },
+		{ "mac=zz", "mac" },		{ "mac=01:00:5e:00:00:01", "mac" },
+		{ "mac=02:00:00:00:00", "mac" },	{ "packed_vq=x", "packed_vq" },
+		{ "packed_vq=2", "packed_vq" },	{ "mrg_rxbuf=yes", "mrg_rxbuf" },
+		{ "in_order=3", "in_order" },	{ "datapath=fast", "datapath" },
+		{ "datapath=", "datapath" },	{ "speed=-1", "speed" },
+		{ "speed=fast", "speed" },		{ "speed", "speed" },
+	};
+	static const char *const bad_loop[][2] = {
+		{ "mtu=20", "mtu" },		{ "mtu=70000", "mtu" },
+		{ "features=0x4000000000", "features" }, /* NOTIFICATION_DATA */	{ "features=zz", "features" },
+		{ "ctrl_silent=2", "ctrl_silent" },
+	};
+	char sock[200], args[400], what[64];
+	unsigned int n = 0;
+	uint16_t nports = rte_eth_dev_count_avail();
+
+	(void)state;
+	/* A path with nobody behind it: the parse must be what fails. */
+	snprintf(sock, sizeof(sock), "path=%s/nobody.sock", gvh_sock_dir());
+	for (size_t i = 0; i < RTE_DIM(bad); i++) {
+		snprintf(args, sizeof(args), "net_gvirtio_userbad%zu,%s,%s", i, sock, bad[i][0]);
+		snprintf(what, sizeof(what), "user %s", bad[i][0]);
+		log_begin();
+		assert_true(rte_dev_probe(args) < 0);
+		log_expect(what, bad[i][1], NULL);
+		n++;
+	}
+	for (size_t i = 0; i < RTE_DIM(bad_loop); i++) {
+		snprintf(args, sizeof(args), "net_gvirtio_loopbad%zu,%s", i, bad_loop[i][0]);
+		snprintf(what, sizeof(what), "loop %s", bad_loop[i][0]);
+		log_begin();
+		assert_true(rte_dev_probe(args) < 0);
+		log_expect(what, bad_loop[i][1], NULL);
+		n++;
+	}
+	/* A missing path, and one too long for a socket. */
+	log_begin();
+	assert_true(rte_dev_probe("net_gvirtio_usernopath,queues=1") < 0);
+	log_expect("user without path", "path", NULL);
+	memset(args, 0, sizeof(args));
+	snprintf(args, sizeof(args), "net_gvirtio_userlong,path=/tmp/%0150d", 7);
+	log_begin();
+	assert_true(rte_dev_probe(args) < 0);
+	log_expect("user path of 155 bytes", "path", NULL);
+	n += 2;
+	assert_int_equal(rte_eth_dev_count_avail(), nports);
+	print_message("  %u bad devargs refused, each named in the log\n", n);
+	/* The process goes on. */
+	{
+		uint16_t port = loop_port("");
+
+		good_config(port, 1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_queues, port_teardown),
+		cmocka_unit_test_teardown(test_mtu, port_teardown),
+		cmocka_unit_test_teardown(test_ring_sizes, port_teardown),
+		cmocka_unit_test_teardown(test_pools, port_teardown),
+		cmocka_unit_test_teardown(test_forced_path, port_teardown),
+		cmocka_unit_test_teardown(test_rss_unsupported, port_teardown),
+		cmocka_unit_test(test_offloads_vhost),
+		cmocka_unit_test_teardown(test_devargs, port_teardown),
+	};
+	int ret;
+
+	(void)argc;
+	if (gvl_eal_init(argv[0]) || !gvh_sock_dir())
+		return 1;
+	rte_log_set_level_pattern("lib.vhost.*", RTE_LOG_ERR);
+	rte_log_set_level_pattern("pmd.net.vhost", RTE_LOG_ERR);
+	tiny_mp = rte_pktmbuf_pool_create("cfg_tiny", 255, 0, 0, RTE_PKTMBUF_HEADROOM + 32,
+					  SOCKET_ID_ANY);
+	small_mp = rte_pktmbuf_pool_create("cfg_small", 1023, 0, 0, RTE_PKTMBUF_HEADROOM + 512,
+					   SOCKET_ID_ANY);
+	log_f = open_memstream(&log_buf, &log_len);
+	if (!tiny_mp || !small_mp || !log_f || rte_openlog_stream(log_f))
+		return 1;
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	rte_openlog_stream(NULL);
+	fclose(log_f);
+	free(log_buf);
+	gvh_cleanup();
+	rte_eal_cleanup();
+	return ret;
+}
