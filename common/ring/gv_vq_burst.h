@@ -49,6 +49,7 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 	const struct gv_split_used_elem *ring = vq->s.used->ring;
 	struct gv_slot *const slot = vq->slot;
 	uint16_t *const next = vq->next;
+	const uint16_t *const order = vq->order;
 	const uint32_t mask = vq->mask, num = vq->num;
 	uint16_t *link = vq->num_free ? &next[vq->s.free_tail] : &vq->s.free_head;
 	uint16_t free_head = vq->s.free_head, tail = vq->s.free_tail;
@@ -66,22 +67,26 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 		n = pending;
 	for (k = 0; k < n; k++) {
 		const uint32_t pos = (uint16_t)(lu + k) & mask;
-		const uint32_t id = gv_load32(&ring[pos].id), len = gv_load32(&ring[pos].len);
+		const uint32_t id = gv_load32(&ring[pos].id);
+		uint32_t len = gv_load32(&ring[pos].len);
 		struct gv_slot *s;
 
 		if (in_order) {
 			/* Every id in the posting order is in range and in flight. */
-			if (GV_UNLIKELY(id != vq->order[pos]))
+			if (GV_UNLIKELY(id != order[pos]))
 				break;
 			s = &slot[id];
-			if (GV_UNLIKELY(len > s->in_len))
-				break;
 		} else {
 			if (GV_UNLIKELY(id >= num))
 				break;
 			s = &slot[id];
-			if (GV_UNLIKELY((s->ndesc == 0) | (len > s->in_len)))
+			if (GV_UNLIKELY(s->ndesc == 0))
 				break;
+		}
+		if (GV_UNLIKELY(len > s->in_len)) {
+			if (s->in_len)
+				break;
+			len = 0; /* nothing was writable (TX): the length means nothing */
 		}
 		cookies[k] = s->cookie;
 		lens[k] = len;
@@ -202,11 +207,13 @@ GV_INLINE uint32_t packed_get_used_fast(struct gv_vq *vq, void **cookies, uint32
 	struct gv_packed_desc *const desc = vq->p.desc;
 	struct gv_slot *const slot = vq->slot;
 	uint16_t *const next = vq->next;
+	const uint16_t *const order = vq->order;
 	const uint32_t num = vq->num;
 	uint16_t pos = vq->p.used_idx, free_id = vq->p.free_id;
 	uint8_t wrap = vq->p.used_wrap;
 	uint32_t og = vq->order_get, k, freed = 0;
 	const uint16_t both = GV_DESC_F_AVAIL | GV_DESC_F_USED;
+	uint16_t used_bits = wrap ? both : 0; /* AVAIL and USED of a used descriptor */
 
 	if (n > vq->inflight)
 		n = vq->inflight;
@@ -216,33 +223,38 @@ GV_INLINE uint32_t packed_get_used_fast(struct gv_vq *vq, void **cookies, uint32
 		uint32_t len;
 		struct gv_slot *s;
 
-		if (GV_UNLIKELY((f & both) != (wrap ? both : 0)))
+		if (GV_UNLIKELY((f & both) != used_bits))
 			break; /* not used yet (or odd flags: the general code says) */
 		/* The flags load before the loads of id and length. */
 		gv_rmb(B);
 		id = gv_load16(&desc[pos].id);
 		len = gv_load32(&desc[pos].len);
 		if (in_order) {
-			if (GV_UNLIKELY(id != vq->order[og]))
+			if (GV_UNLIKELY(id != order[og]))
 				break;
 			s = &slot[id];
-			if (GV_UNLIKELY(len > s->in_len))
-				break;
-			if (++og == num)
-				og = 0;
 		} else {
 			if (GV_UNLIKELY(id >= num))
 				break;
 			s = &slot[id];
-			if (GV_UNLIKELY((s->ndesc == 0) | (len > s->in_len)))
+			if (GV_UNLIKELY(s->ndesc == 0))
 				break;
 		}
+		if (GV_UNLIKELY(len > s->in_len)) {
+			/* Nothing writable (TX; DPDK's vhost writes a length anyway). */
+			if (s->in_len)
+				break;
+			len = 0;
+		}
+		if (in_order && ++og == num)
+			og = 0;
 		cookies[k] = s->cookie;
 		lens[k] = len;
 		pos = (uint16_t)(pos + s->ndesc);
-		if (pos >= num) {
+		if (GV_UNLIKELY(pos >= num)) {
 			pos = (uint16_t)(pos - num);
 			wrap ^= 1;
+			used_bits ^= both;
 		}
 		freed += s->ndesc;
 		s->ndesc = 0;
@@ -342,6 +354,7 @@ GV_INLINE uint32_t packed_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 	const uint16_t wflag = writable ? GV_DESC_F_WRITE : 0;
 	uint16_t pos = vq->p.avail_idx, id = vq->p.free_id;
 	uint8_t wrap = vq->p.avail_wrap;
+	uint16_t flags = (uint16_t)(wflag | GV_PACKED_AVAIL_FLAGS(wrap));
 	uint32_t op = vq->order_put;
 
 	if (n > vq->num_free)
@@ -351,7 +364,6 @@ GV_INLINE uint32_t packed_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 		const uint64_t addr = obj ? *(const uint64_t *)((const char *)ck + addr_off) + addr_add
 					  : segs[k].addr;
 		const uint32_t len = obj ? olen : segs[k].len;
-		const uint16_t flags = (uint16_t)(wflag | GV_PACKED_AVAIL_FLAGS(wrap));
 
 		desc[pos].addr = addr;
 		desc[pos].len = len;
@@ -372,9 +384,10 @@ GV_INLINE uint32_t packed_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 			gv_store16(&desc[pos].flags, flags);
 		}
 		id = next[id];
-		if (++pos == num) {
+		if (GV_UNLIKELY(++pos == num)) {
 			pos = 0;
 			wrap ^= 1;
+			flags ^= GV_DESC_F_AVAIL | GV_DESC_F_USED;
 		}
 	}
 	vq->p.free_id = id;

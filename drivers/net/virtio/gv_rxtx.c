@@ -17,6 +17,8 @@
  * The core validates everything the device writes; a queue the device
  * broke returns nothing, logs once, and gives its mbufs back at stop.
  */
+#include <assert.h>
+
 #include <rte_pause.h>
 
 #include "gv_offload.h"
@@ -63,14 +65,24 @@ static uint32_t rx_alloc_fewer(struct rte_mempool *mp, struct rte_mbuf **mb, uin
  * (DPDK's invariants for free mbufs); data_off, refcnt, nb_segs and port
  * are one 64-bit store (rearm_data), flags and packet type the next.
  */
+static_assert(offsetof(struct rte_mbuf, pkt_len) ==
+	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 4, "mbuf layout");
+static_assert(offsetof(struct rte_mbuf, data_len) ==
+	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 8, "mbuf layout");
+static_assert(offsetof(struct rte_mbuf, vlan_tci) ==
+	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 10, "mbuf layout");
+
 static __rte_always_inline void rx_init_mbuf(const struct gv_rxq *rxq, struct rte_mbuf *m,
 					     uint32_t len)
 {
+	/* packet_type 0 and pkt_len; data_len and vlan_tci 0. */
+	const uint64_t type_len = (uint64_t)len << 32;
+	const uint32_t dlen_vlan = (uint16_t)len;
+
 	memcpy((char *)m + offsetof(struct rte_mbuf, rearm_data), &rxq->mbuf_rearm, 8);
 	m->ol_flags = rxq->mbuf_ol;
-	m->packet_type = 0;
-	m->pkt_len = len;
-	m->data_len = (uint16_t)len;
+	memcpy((char *)m + offsetof(struct rte_mbuf, rx_descriptor_fields1), &type_len, 8);
+	memcpy((char *)m + offsetof(struct rte_mbuf, rx_descriptor_fields1) + 8, &dlen_vlan, 4);
 }
 
 /* Post one-mbuf buffers (simple and mergeable paths), raw from the pool. */
@@ -227,6 +239,7 @@ static __rte_always_inline uint16_t rx_mrg_t(struct gv_rxq *rxq, struct rte_mbuf
 					     const enum gv_barrier B)
 {
 	const uint16_t hdr = rxq->hdr_size;
+	uint64_t bytes = 0;
 	uint16_t nrx = 0;
 
 	while (nrx < n) {
@@ -245,7 +258,8 @@ static __rte_always_inline uint16_t rx_mrg_t(struct gv_rxq *rxq, struct rte_mbuf
 				if (unlikely((h->num_buffers != 1) | (lens[i] <= hdr)))
 					break;
 				rx_init_mbuf(rxq, m, len);
-				count_len(&rxq->q.st, len, (const uint8_t *)(h) + hdr, len);
+				bytes += len;
+				count_bins(&rxq->q.st, len, (const uint8_t *)(h) + hdr, len);
 				pkts[nrx++] = m;
 			}
 		}
@@ -288,6 +302,7 @@ static __rte_always_inline uint16_t rx_mrg_t(struct gv_rxq *rxq, struct rte_mbuf
 		if (got < want)
 			break;
 	}
+	rxq->q.st.bytes += bytes;
 	rxq->q.st.packets += nrx;
 	rx_finish(rxq, L, B);
 	return nrx;
@@ -336,6 +351,7 @@ static __rte_always_inline uint16_t rx_plain_t(struct gv_rxq *rxq, struct rte_mb
 {
 	const uint16_t hdr = rxq->hdr_size;
 	uint32_t lens[GV_BURST_MAX];
+	uint64_t bytes = 0;
 	uint16_t nrx = 0, got;
 
 	if (n > GV_BURST_MAX)
@@ -360,10 +376,12 @@ static __rte_always_inline uint16_t rx_plain_t(struct gv_rxq *rxq, struct rte_mb
 			count_pkt(&rxq->q.st, m);
 		} else {
 			rx_init_mbuf(rxq, m, len);
-			count_len(&rxq->q.st, len, (const uint8_t *)rx_hdr(m, hdr) + hdr, len);
+			bytes += len;
+			count_bins(&rxq->q.st, len, (const uint8_t *)rx_hdr(m, hdr) + hdr, len);
 		}
 		pkts[nrx++] = m;
 	}
+	rxq->q.st.bytes += bytes;
 	rxq->q.st.packets += nrx;
 	rx_finish(rxq, L, B);
 	return nrx;

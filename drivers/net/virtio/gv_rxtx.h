@@ -23,12 +23,15 @@ static __rte_always_inline uint64_t mbuf_addr(const struct rte_mbuf *m, uint32_t
 	return *(const uint64_t *)((const char *)m + off);
 }
 
-static __rte_always_inline void count_len(struct gv_qstats *st, uint32_t len,
-					  const uint8_t *data, uint32_t data_len)
+/*
+ * Size bins and multicast/broadcast of one packet (bytes are the
+ * caller's: summed in a register over a burst).
+ */
+static __rte_always_inline void count_bins(struct gv_qstats *st, uint32_t len,
+					   const uint8_t *data, uint32_t data_len)
 {
 	unsigned int bin;
 
-	st->bytes += len;
 	if (unlikely(len > 1518))
 		bin = 7;
 	else if (unlikely(len < 64))
@@ -49,7 +52,8 @@ static __rte_always_inline void count_len(struct gv_qstats *st, uint32_t len,
 
 static __rte_always_inline void count_pkt(struct gv_qstats *st, const struct rte_mbuf *m)
 {
-	count_len(st, m->pkt_len, rte_pktmbuf_mtod(m, const uint8_t *), m->data_len);
+	st->bytes += m->pkt_len;
+	count_bins(st, m->pkt_len, rte_pktmbuf_mtod(m, const uint8_t *), m->data_len);
 }
 
 /* Log once that the device broke the queue, with the core's counters. */

@@ -147,28 +147,53 @@ static __rte_always_inline int tx_post_chain(struct gv_txq *txq, struct rte_mbuf
  * its own headroom (room for it, direct, not shared). One 64-bit load
  * covers data_off, refcnt and nb_segs.
  */
-static __rte_always_inline bool tx_simple_ok(const struct rte_mbuf *m, uint16_t hdr)
+static __rte_always_inline bool tx_simple_ok(const struct rte_mbuf *m, uint16_t hdr,
+					     const bool full)
 {
+	/* The full path also needs a packet that asks for no offload. */
+	const uint64_t ol_no = RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL |
+			       (full ? RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_L4_MASK : 0);
 	uint64_t r;
 	const uint64_t one_one = ((uint64_t)1 << 16) | ((uint64_t)1 << 32); /* refcnt, nb_segs */
 
 	memcpy(&r, (const char *)m + offsetof(struct rte_mbuf, rearm_data), 8);
 
 	return ((r & 0xffffffff0000ull) == one_one) & ((uint16_t)r >= hdr) &
-	       ((m->ol_flags & (RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL)) == 0);
+	       ((m->ol_flags & ol_no) == 0);
 }
 
+/* Reclaim; the full path serves queues with and without IN_ORDER. */
+static __rte_always_inline void tx_reclaim_q(struct gv_txq *txq, const bool in_order,
+					     const bool full, const enum gv_layout L,
+					     const enum gv_barrier B)
+{
+	if (!full)
+		tx_reclaim(txq, in_order, L, B);
+	else if (txq->in_order)
+		tx_reclaim(txq, true, L, B);
+	else
+		tx_reclaim(txq, false, L, B);
+}
+
+/*
+ * The simple, in-order and full paths. Packets that fit one descriptor
+ * with a zero header (one segment, room for the header, direct, not
+ * shared; on the full path also no offload asked for) are posted in
+ * batches; any other packet goes as a chain (tx_post_chain), which on the
+ * full path carries its offloads.
+ */
 static __rte_always_inline uint16_t tx_simple_t(struct gv_txq *txq, struct rte_mbuf **pkts,
-						uint16_t n, const bool in_order,
+						uint16_t n, const bool in_order, const bool full,
 						const enum gv_layout L, const enum gv_barrier B)
 {
 	struct gv_vq *vq = txq->q.vq;
 	const uint16_t hdr = txq->hdr_size;
 	const uint32_t addr_off = txq->addr_off;
+	uint64_t bytes = 0;
 	uint16_t sent = 0;
 
 	if (gvb_num_free(vq) < txq->free_thresh || gvb_num_free(vq) < n)
-		tx_reclaim(txq, in_order, L, B);
+		tx_reclaim_q(txq, in_order, full, L, B);
 	while (sent < n) {
 		struct gv_seg segs[GV_BURST_MAX];
 		void *ck[GV_BURST_MAX];
@@ -184,12 +209,16 @@ static __rte_always_inline uint16_t tx_simple_t(struct gv_txq *txq, struct rte_m
 			struct rte_mbuf *m = pkts[sent + i];
 			char *data;
 
-			if (unlikely(!tx_simple_ok(m, hdr))) {
-				/* Rare: post what we have, then this one as a chain. */
+			if (unlikely(!tx_simple_ok(m, hdr, full))) {
+				/* Post what we have, then this one as a chain. */
 				int ret;
 
 				txq->q.st.packets += gvb_add_burst(vq, segs, ck, k, false, L);
 				ret = tx_post_chain(txq, m, L, B);
+				if (full && ret == -ENOSPC) {
+					tx_reclaim_q(txq, in_order, full, L, B);
+					ret = tx_post_chain(txq, m, L, B);
+				}
 				if (ret == -ENOSPC || ret == -ENOMEM || ret == -EIO) {
 					sent += i;
 					goto out;
@@ -210,13 +239,15 @@ static __rte_always_inline uint16_t tx_simple_t(struct gv_txq *txq, struct rte_m
 			segs[k].addr = mbuf_addr(m, addr_off) + m->data_off - hdr;
 			segs[k].len = (uint32_t)m->data_len + hdr;
 			ck[k++] = m;
-			count_len(&txq->q.st, m->pkt_len, (const uint8_t *)data, m->data_len);
+			bytes += m->pkt_len;
+			count_bins(&txq->q.st, m->pkt_len, (const uint8_t *)data, m->data_len);
 		}
 		txq->q.st.packets += gvb_add_burst(vq, segs, ck, k, false, L);
 		sent += want;
 next_round:;
 	}
 out:
+	txq->q.st.bytes += bytes;
 	kick(&txq->q, L, B);
 	if (unlikely(gvb_broken(vq)))
 		gv_queue_broken(&txq->q, "tx");
@@ -226,53 +257,20 @@ out:
 static __rte_always_inline uint16_t tx_simple_body_t(void *q, struct rte_mbuf **pkts, uint16_t n,
 						     const enum gv_layout L, const enum gv_barrier B)
 {
-	return tx_simple_t(q, pkts, n, false, L, B);
+	return tx_simple_t(q, pkts, n, false, false, L, B);
 }
 
 static __rte_always_inline uint16_t tx_inorder_body_t(void *q, struct rte_mbuf **pkts,
 						      uint16_t n, const enum gv_layout L,
 						      const enum gv_barrier B)
 {
-	return tx_simple_t(q, pkts, n, true, L, B);
+	return tx_simple_t(q, pkts, n, true, false, L, B);
 }
 
 static __rte_always_inline uint16_t tx_full_body_t(void *q, struct rte_mbuf **pkts, uint16_t n,
 						   const enum gv_layout L, const enum gv_barrier B)
 {
-	struct gv_txq *txq = q;
-	uint16_t sent;
-
-	if (gvb_num_free(txq->q.vq) < txq->free_thresh) {
-		if (txq->in_order)
-			tx_reclaim(txq, true, L, B);
-		else
-			tx_reclaim(txq, false, L, B);
-	}
-	for (sent = 0; sent < n; sent++) {
-		struct rte_mbuf *m = pkts[sent];
-		int ret = tx_post_chain(txq, m, L, B);
-
-		if (ret == -ENOSPC) {
-			if (txq->in_order)
-				tx_reclaim(txq, true, L, B);
-			else
-				tx_reclaim(txq, false, L, B);
-			ret = tx_post_chain(txq, m, L, B);
-		}
-		if (ret == -ENOSPC || ret == -ENOMEM || ret == -EIO)
-			break;
-		if (ret) {
-			txq->q.st.errors++;
-			rte_pktmbuf_free(m);
-			continue;
-		}
-		count_pkt(&txq->q.st, m);
-		txq->q.st.packets++;
-	}
-	kick(&txq->q, L, B);
-	if (unlikely(gvb_broken(txq->q.vq)))
-		gv_queue_broken(&txq->q, "tx");
-	return sent;
+	return tx_simple_t(q, pkts, n, false, true, L, B);
 }
 
 void gv_txq_drain(struct gv_txq *txq)
