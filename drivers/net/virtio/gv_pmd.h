@@ -104,6 +104,11 @@ struct gv_rxq {
 	bool ol_any; /* any of the below: gv_rx_offload() per packet */
 	bool ol_csum, ol_lro, ol_vlan_strip, ol_rss_hash;
 	uint64_t nombuf;
+	/* One-mbuf paths (gv_rxq_refill): a returned mbuf's rearm_data and
+	 * ol_flags, and the bytes posted per buffer. */
+	uint64_t mbuf_rearm;
+	uint64_t mbuf_ol;
+	uint32_t seg_len;
 	/* GV_RX_MRG: the packet being assembled across bursts. */
 	struct rte_mbuf *mrg_head, *mrg_tail;
 	uint16_t mrg_left;

@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gv_vq_burst.h - the driver end's datapath verbs as static inline
+ * functions, for burst functions compiled once per (layout, barrier
+ * policy): the caller passes both as literals (`L`, `B`) and the compiler
+ * drops the other layout and policy, so a burst runs straight-line ring
+ * code with no dispatch and no out-of-line call (VPP-style). The caller
+ * picks its specialised burst once, at set-up, by the queue's layout and
+ * policy (gv_vq_layout(), the barrier it configured).
+ *
+ * Same semantics as the gv_vq.h verbs of the same name (broken queues do
+ * nothing; every value the device wrote is checked with the same
+ * counters): the fast loops handle what the device normally writes, with
+ * one combined unlikely branch per entry for the checks, and hand anything
+ * else to the general code of gv_vq_split.h / gv_vq_packed.h, which
+ * classifies it. Counters (free descriptors, chains in flight) are
+ * updated once per call, not per entry. Plain C11, no DPDK.
+ */
+#ifndef GV_VQ_BURST_H
+#define GV_VQ_BURST_H
+
+#include "gv_vq_packed.h"
+#include "gv_vq_priv.h"
+#include "gv_vq_split.h"
+
+GV_INLINE uint32_t gvb_num_free(const struct gv_vq *vq)
+{
+	return vq->num_free;
+}
+
+GV_INLINE bool gvb_broken(const struct gv_vq *vq)
+{
+	return vq->broken;
+}
+
+/* ------------------------------------------------------------- split -- */
+
+/*
+ * Used entries as the device normally writes them: the id in range (in
+ * posting order with IN_ORDER), in flight, the length within what was
+ * posted. Stops at the first entry that is anything else and leaves it to
+ * split_get_used_t.
+ */
+GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_t *lens,
+				       uint32_t n, const bool in_order, const enum gv_barrier B)
+{
+	const uint16_t lu = vq->s.last_used;
+	uint16_t pending = (uint16_t)(gv_load16(&vq->s.used->idx) - lu);
+	const struct gv_split_used_elem *ring = vq->s.used->ring;
+	struct gv_slot *const slot = vq->slot;
+	uint16_t *const next = vq->next;
+	const uint16_t *const order = vq->order;
+	const uint32_t mask = vq->mask, num = vq->num;
+	uint16_t *link = vq->num_free ? &next[vq->s.free_tail] : &vq->s.free_head;
+	uint16_t free_head = vq->s.free_head, tail = vq->s.free_tail;
+	uint32_t k, freed = 0;
+
+	if (pending == 0)
+		return 0;
+	if (GV_UNLIKELY(pending > vq->inflight)) {
+		GV_VQ_FAIL(vq, bad_used_idx);
+		return 0;
+	}
+	/* The index load before the loads of the entries it covers. */
+	gv_rmb(B);
+	if (n > pending)
+		n = pending;
+	for (k = 0; k < n; k++) {
+		const uint32_t pos = (uint16_t)(lu + k) & mask;
+		const uint32_t id = gv_load32(&ring[pos].id);
+		uint32_t len = gv_load32(&ring[pos].len);
+		struct gv_slot *s;
+
+		if (in_order) {
+			/* Every id in the posting order is in range and in flight. */
+			if (GV_UNLIKELY(id != order[pos]))
+				break;
+			s = &slot[id];
+		} else {
+			if (GV_UNLIKELY(id >= num))
+				break;
+			s = &slot[id];
+			if (GV_UNLIKELY(s->ndesc == 0))
+				break;
+		}
+		if (GV_UNLIKELY(len > s->in_len)) {
+			if (s->in_len)
+				break;
+			len = 0; /* nothing was writable (TX): the length means nothing */
+		}
+		cookies[k] = s->cookie;
+		lens[k] = len;
+		freed += s->ndesc;
+		s->ndesc = 0;
+		if (in_order) {
+			*link = (uint16_t)id;
+			tail = s->last;
+			link = &next[tail];
+		} else {
+			next[s->last] = free_head;
+			free_head = (uint16_t)id;
+		}
+	}
+	if (in_order)
+		vq->s.free_tail = tail;
+	else
+		vq->s.free_head = free_head;
+	vq->s.last_used = (uint16_t)(lu + k);
+	vq->num_free += freed;
+	vq->inflight -= k;
+	if (GV_UNLIKELY(k < n))
+		k += split_get_used_t(vq, cookies + k, lens + k, n - k, in_order, B);
+	return k;
+}
+
+/* IN_ORDER: chains in posting order, no entry read but the index. */
+GV_INLINE uint32_t split_reclaim_fast(struct gv_vq *vq, void **cookies, uint32_t n,
+				      const enum gv_barrier B)
+{
+	const uint16_t lu = vq->s.last_used;
+	uint16_t pending = (uint16_t)(gv_load16(&vq->s.used->idx) - lu);
+	struct gv_slot *const slot = vq->slot;
+	uint16_t *const next = vq->next;
+	const uint32_t mask = vq->mask;
+	uint16_t *link = vq->num_free ? &next[vq->s.free_tail] : &vq->s.free_head;
+	uint16_t tail = vq->s.free_tail;
+	uint32_t freed = 0;
+
+	if (pending == 0)
+		return 0;
+	if (GV_UNLIKELY(pending > vq->inflight)) {
+		GV_VQ_FAIL(vq, bad_used_idx);
+		return 0;
+	}
+	gv_rmb(B);
+	if (n > pending)
+		n = pending;
+	for (uint32_t k = 0; k < n; k++) {
+		const uint16_t head = vq->order[(uint16_t)(lu + k) & mask];
+		struct gv_slot *s = &slot[head];
+
+		cookies[k] = s->cookie;
+		freed += s->ndesc;
+		s->ndesc = 0;
+		*link = head;
+		tail = s->last;
+		link = &next[tail];
+	}
+	vq->s.free_tail = tail;
+	vq->s.last_used = (uint16_t)(lu + n);
+	vq->num_free += freed;
+	vq->inflight -= n;
+	return n;
+}
+
+/*
+ * One-descriptor chains: from `segs`, or (obj) each at the address held
+ * in its cookie's object at byte offset addr_off, plus addr_add, all of
+ * length olen.
+ */
+GV_INLINE uint32_t split_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
+				  void *const *cookies, uint32_t n, const bool writable,
+				  const bool obj, uint32_t addr_off, uint64_t addr_add, uint32_t olen)
+{
+	struct gv_split_desc *const desc = vq->s.desc;
+	uint16_t *const avail = vq->s.avail->ring;
+	uint16_t *const order = vq->order;
+	uint16_t *const next = vq->next;
+	struct gv_slot *const slot = vq->slot;
+	const uint32_t mask = vq->mask;
+	const uint16_t flags = writable ? GV_DESC_F_WRITE : 0;
+	const uint16_t at = vq->s.avail_idx;
+	uint16_t head = vq->s.free_head;
+
+	if (n > vq->num_free)
+		n = vq->num_free;
+	for (uint32_t k = 0; k < n; k++) {
+		const uint32_t pos = (uint16_t)(at + k) & mask;
+		void *const ck = cookies[k];
+		const uint64_t addr = obj ? *(const uint64_t *)((const char *)ck + addr_off) + addr_add
+					  : segs[k].addr;
+		const uint32_t len = obj ? olen : segs[k].len;
+
+		desc[head].addr = addr;
+		desc[head].len = len;
+		desc[head].flags = flags;
+		slot[head].cookie = ck;
+		slot[head].in_len = writable ? len : 0;
+		slot[head].ndesc = 1;
+		slot[head].last = head;
+		avail[pos] = head;
+		order[pos] = head;
+		head = next[head];
+	}
+	vq->s.free_head = head;
+	vq->s.avail_idx = (uint16_t)(at + n);
+	vq->num_free -= n;
+	vq->inflight += n;
+	return n;
+}
+
+/* ------------------------------------------------------------ packed -- */
+
+GV_INLINE uint32_t packed_get_used_fast(struct gv_vq *vq, void **cookies, uint32_t *lens,
+					uint32_t n, const bool in_order, const enum gv_barrier B)
+{
+	struct gv_packed_desc *const desc = vq->p.desc;
+	struct gv_slot *const slot = vq->slot;
+	uint16_t *const next = vq->next;
+	const uint16_t *const order = vq->order;
+	const uint32_t num = vq->num;
+	uint16_t pos = vq->p.used_idx, free_id = vq->p.free_id;
+	uint8_t wrap = vq->p.used_wrap;
+	uint32_t og = vq->order_get, k, freed = 0;
+	const uint16_t both = GV_DESC_F_AVAIL | GV_DESC_F_USED;
+	uint16_t used_bits = wrap ? both : 0; /* AVAIL and USED of a used descriptor */
+
+	if (n > vq->inflight)
+		n = vq->inflight;
+	for (k = 0; k < n; k++) {
+		const uint16_t f = gv_load16(&desc[pos].flags);
+		uint16_t id;
+		uint32_t len;
+		struct gv_slot *s;
+
+		if (GV_UNLIKELY((f & both) != used_bits))
+			break; /* not used yet (or odd flags: the general code says) */
+		/* The flags load before the loads of id and length. */
+		gv_rmb(B);
+		id = gv_load16(&desc[pos].id);
+		len = gv_load32(&desc[pos].len);
+		if (in_order) {
+			if (GV_UNLIKELY(id != order[og]))
+				break;
+			s = &slot[id];
+		} else {
+			if (GV_UNLIKELY(id >= num))
+				break;
+			s = &slot[id];
+			if (GV_UNLIKELY(s->ndesc == 0))
+				break;
+		}
+		if (GV_UNLIKELY(len > s->in_len)) {
+			/* Nothing writable (TX; DPDK's vhost writes a length anyway). */
+			if (s->in_len)
+				break;
+			len = 0;
+		}
+		if (in_order && ++og == num)
+			og = 0;
+		cookies[k] = s->cookie;
+		lens[k] = len;
+		pos = (uint16_t)(pos + s->ndesc);
+		if (GV_UNLIKELY(pos >= num)) {
+			pos = (uint16_t)(pos - num);
+			wrap ^= 1;
+			used_bits ^= both;
+		}
+		freed += s->ndesc;
+		s->ndesc = 0;
+		next[id] = free_id;
+		free_id = id;
+	}
+	vq->p.used_idx = pos;
+	vq->p.used_wrap = wrap;
+	vq->p.free_id = free_id;
+	vq->order_get = og;
+	vq->num_free += freed;
+	vq->inflight -= k;
+	if (GV_UNLIKELY(k < n)) {
+		/* Not used yet (the usual end of a burst): nothing to classify. */
+		const uint16_t f = gv_load16(&desc[pos].flags);
+
+		if (!!(f & GV_DESC_F_AVAIL) == wrap && !((f & both) == (wrap ? both : 0)))
+			return k;
+		k += packed_get_used_t(vq, cookies + k, lens + k, n - k, in_order, B);
+	}
+	return k;
+}
+
+/*
+ * IN_ORDER: a used descriptor closes a batch of chains (every chain up to
+ * its id); a batch longer than `n` stays open for the next call.
+ */
+GV_INLINE uint32_t packed_reclaim_fast(struct gv_vq *vq, void **cookies, uint32_t n,
+				       const enum gv_barrier B)
+{
+	struct gv_slot *const slot = vq->slot;
+	uint16_t *const next = vq->next;
+	const uint32_t num = vq->num;
+	uint16_t pos = vq->p.used_idx, free_id = vq->p.free_id;
+	uint8_t wrap = vq->p.used_wrap;
+	uint32_t og = vq->order_get, k = 0, freed = 0;
+
+	if (n > vq->inflight)
+		n = vq->inflight;
+	while (k < n) {
+		uint16_t id;
+
+		if (!vq->p.batch_open) {
+			uint32_t len;
+			int last;
+
+			vq->p.used_idx = pos;
+			vq->p.used_wrap = wrap;
+			if (packed_used_here(vq) <= 0)
+				break;
+			gv_rmb(B);
+			last = packed_used_id(vq, &len);
+			if (last < 0)
+				break;
+			vq->p.batch_last = (uint16_t)last;
+			vq->p.batch_open = 1;
+		}
+		do {
+			struct gv_slot *s;
+
+			id = vq->order[og];
+			if (++og == num)
+				og = 0;
+			s = &slot[id];
+			cookies[k++] = s->cookie;
+			pos = (uint16_t)(pos + s->ndesc);
+			if (pos >= num) {
+				pos = (uint16_t)(pos - num);
+				wrap ^= 1;
+			}
+			freed += s->ndesc;
+			s->ndesc = 0;
+			next[id] = free_id;
+			free_id = id;
+		} while (id != vq->p.batch_last && k < n);
+		if (id == vq->p.batch_last)
+			vq->p.batch_open = 0;
+	}
+	vq->p.used_idx = pos;
+	vq->p.used_wrap = wrap;
+	vq->p.free_id = free_id;
+	vq->order_get = og;
+	vq->num_free += freed;
+	vq->inflight -= k;
+	return k;
+}
+
+GV_INLINE uint32_t packed_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
+				   void *const *cookies, uint32_t n, const bool writable,
+				   const bool obj, uint32_t addr_off, uint64_t addr_add, uint32_t olen)
+{
+	struct gv_packed_desc *const desc = vq->p.desc;
+	struct gv_slot *const slot = vq->slot;
+	uint16_t *const next = vq->next;
+	uint16_t *const order = vq->order;
+	const uint32_t num = vq->num;
+	const uint16_t wflag = writable ? GV_DESC_F_WRITE : 0;
+	uint16_t pos = vq->p.avail_idx, id = vq->p.free_id;
+	uint8_t wrap = vq->p.avail_wrap;
+	uint16_t flags = (uint16_t)(wflag | GV_PACKED_AVAIL_FLAGS(wrap));
+	uint32_t op = vq->order_put;
+
+	if (n > vq->num_free)
+		n = vq->num_free;
+	for (uint32_t k = 0; k < n; k++) {
+		void *const ck = cookies[k];
+		const uint64_t addr = obj ? *(const uint64_t *)((const char *)ck + addr_off) + addr_add
+					  : segs[k].addr;
+		const uint32_t len = obj ? olen : segs[k].len;
+
+		desc[pos].addr = addr;
+		desc[pos].len = len;
+		desc[pos].id = id;
+		slot[id].cookie = ck;
+		slot[id].in_len = writable ? len : 0;
+		slot[id].ndesc = 1;
+		slot[id].last = 0;
+		order[op] = id;
+		if (++op == num)
+			op = 0;
+		/* The batch's first head is written by flush, after a barrier. */
+		if (k == 0 && !vq->p.have_staged) {
+			vq->p.staged_pos = pos;
+			vq->p.staged_flags = flags;
+			vq->p.have_staged = 1;
+		} else {
+			gv_store16(&desc[pos].flags, flags);
+		}
+		id = next[id];
+		if (GV_UNLIKELY(++pos == num)) {
+			pos = 0;
+			wrap ^= 1;
+			flags ^= GV_DESC_F_AVAIL | GV_DESC_F_USED;
+		}
+	}
+	vq->p.free_id = id;
+	vq->order_put = op;
+	vq->p.avail_idx = pos;
+	vq->p.avail_wrap = wrap;
+	vq->num_free -= n;
+	vq->p.added += n;
+	vq->inflight += n;
+	return n;
+}
+
+/* ---------------------------------------------- the verbs, by layout -- */
+
+/* gv_vq_get_used() for a queue of layout L, policy B. */
+GV_INLINE uint32_t gvb_get_used(struct gv_vq *vq, void **cookies, uint32_t *lens, uint32_t n,
+				const enum gv_layout L, const enum gv_barrier B)
+{
+	const bool in_order = (vq->features & GV_VQ_F_IN_ORDER) != 0;
+
+	if (GV_UNLIKELY(vq->broken))
+		return 0;
+	if (L == GV_LAYOUT_SPLIT)
+		return in_order ? split_get_used_fast(vq, cookies, lens, n, true, B)
+				: split_get_used_fast(vq, cookies, lens, n, false, B);
+	return in_order ? packed_get_used_fast(vq, cookies, lens, n, true, B)
+			: packed_get_used_fast(vq, cookies, lens, n, false, B);
+}
+
+/* gv_vq_reclaim_in_order(). */
+GV_INLINE uint32_t gvb_reclaim_in_order(struct gv_vq *vq, void **cookies, uint32_t n,
+					const enum gv_layout L, const enum gv_barrier B)
+{
+	if (GV_UNLIKELY(vq->broken))
+		return 0;
+	if (GV_UNLIKELY(!(vq->features & GV_VQ_F_IN_ORDER)))
+		return gv_vq_get_used(vq, cookies, NULL, n);
+	if (L == GV_LAYOUT_SPLIT)
+		return split_reclaim_fast(vq, cookies, n, B);
+	return packed_reclaim_fast(vq, cookies, n, B);
+}
+
+/* gv_vq_add_burst(). */
+GV_INLINE uint32_t gvb_add_burst(struct gv_vq *vq, const struct gv_seg *segs,
+				 void *const *cookies, uint32_t n, const bool writable,
+				 const enum gv_layout L)
+{
+	if (GV_UNLIKELY(vq->broken))
+		return 0;
+	if (L == GV_LAYOUT_SPLIT)
+		return split_add_fast(vq, segs, cookies, n, writable, false, 0, 0, 0);
+	return packed_add_fast(vq, segs, cookies, n, writable, false, 0, 0, 0);
+}
+
+/*
+ * gv_vq_add_burst() of device-writable buffers described by their
+ * cookies: buffer k starts at the 64-bit address stored at byte offset
+ * addr_off of the object cookies[k] points to, plus addr_add, and is len
+ * bytes long (an RX refill: the cookie is the buffer's descriptor).
+ */
+GV_INLINE uint32_t gvb_add_rx_obj(struct gv_vq *vq, void *const *cookies, uint32_t n,
+				  uint32_t addr_off, uint64_t addr_add, uint32_t len,
+				  const enum gv_layout L)
+{
+	if (GV_UNLIKELY(vq->broken))
+		return 0;
+	if (L == GV_LAYOUT_SPLIT)
+		return split_add_fast(vq, NULL, cookies, n, true, true, addr_off, addr_add, len);
+	return packed_add_fast(vq, NULL, cookies, n, true, true, addr_off, addr_add, len);
+}
+
+/* gv_vq_add(), with the same checks. */
+GV_INLINE int gvb_add(struct gv_vq *vq, const struct gv_seg *segs, uint16_t n_out,
+		      uint16_t n_in, void *cookie, bool indirect, const enum gv_layout L,
+		      const enum gv_barrier B)
+{
+	const uint32_t total = (uint32_t)n_out + n_in;
+	uint64_t in_len = 0;
+	uint32_t zero = 0;
+
+	if (GV_UNLIKELY(vq->broken))
+		return -EIO;
+	if (GV_UNLIKELY(total == 0 || (!indirect && total > vq->num)))
+		return -EINVAL;
+	if (indirect && GV_UNLIKELY(!(vq->features & GV_VQ_F_INDIRECT) || total > vq->max_indirect))
+		return -EINVAL;
+	for (uint32_t k = 0; k < total; k++) {
+		zero |= segs[k].len == 0;
+		if (k >= n_out)
+			in_len += segs[k].len;
+	}
+	if (GV_UNLIKELY(zero || in_len > UINT32_MAX))
+		return -EINVAL;
+	if (L == GV_LAYOUT_SPLIT)
+		return split_add(vq, segs, n_out, n_in, cookie, indirect, B);
+	return packed_add(vq, segs, n_out, n_in, cookie, indirect, B);
+}
+
+/* gv_vq_kick_prepare(). */
+GV_INLINE bool gvb_kick_prepare(struct gv_vq *vq, const enum gv_layout L, const enum gv_barrier B)
+{
+	if (GV_UNLIKELY(vq->broken))
+		return false;
+	if (L == GV_LAYOUT_SPLIT)
+		return split_kick_prepare(vq, B);
+	return packed_kick_prepare(vq, B);
+}
+
+#endif /* GV_VQ_BURST_H */

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gv_rxtx.h - what the RX (gv_rxtx.c) and TX (gv_tx.c) bursts share:
+ * mbuf addresses, the per-queue packet counters, the notification
+ * decision, and the macro that makes one guarded copy of a burst per
+ * (ring layout, barrier policy).
+ */
+#ifndef GV_RXTX_H
+#define GV_RXTX_H
+
+#include <stddef.h>
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "gv_pmd.h"
+#include "gv_vq_burst.h"
+
+static __rte_always_inline uint64_t mbuf_addr(const struct rte_mbuf *m, uint32_t off)
+{
+	return *(const uint64_t *)((const char *)m + off);
+}
+
+/*
+ * Size bins and multicast/broadcast of one packet (bytes are the
+ * caller's: summed in a register over a burst).
+ */
+static __rte_always_inline void count_bins(struct gv_qstats *st, uint32_t len,
+					   const uint8_t *data, uint32_t data_len)
+{
+	unsigned int bin;
+
+	if (unlikely(len > 1518))
+		bin = 7;
+	else if (unlikely(len < 64))
+		bin = 0;
+	else if (len == 64)
+		bin = 1;
+	else
+		bin = (unsigned int)(31 - __builtin_clz(len)) - 4;
+	st->size_bins[bin]++;
+	/* Group bit of the destination: one byte; the rest only when set. */
+	if (unlikely(data[0] & 1) && data_len >= RTE_ETHER_ADDR_LEN) {
+		if (rte_is_broadcast_ether_addr((const struct rte_ether_addr *)data))
+			st->broadcast++;
+		else
+			st->multicast++;
+	}
+}
+
+static __rte_always_inline void count_pkt(struct gv_qstats *st, const struct rte_mbuf *m)
+{
+	st->bytes += m->pkt_len;
+	count_bins(st, m->pkt_len, rte_pktmbuf_mtod(m, const uint8_t *), m->data_len);
+}
+
+/* Log once that the device broke the queue, with the core's counters. */
+__rte_cold void gv_queue_broken(struct gv_queue *q, const char *dir);
+
+static __rte_always_inline void kick(struct gv_queue *q, const enum gv_layout L,
+				      const enum gv_barrier B)
+{
+	if (gvb_kick_prepare(q->vq, L, B)) {
+		q->hw->ops->notify(q->hw, q);
+		q->st.kicks++;
+	}
+}
+
+/*
+ * The burst functions ethdev calls: one copy per (path, layout, barrier
+ * policy). Each holds its queue for the length of the burst (one
+ * compare-and-swap), so the control path can pause a queue and reset its
+ * ring under a running port.
+ */
+#define GV_GUARDED_LB(name, qtype, body, L, B)                                 \
+	static uint16_t name(void *q, struct rte_mbuf **pkts, uint16_t n)      \
+	{                                                                      \
+		struct gv_queue *gq = &((qtype *)q)->q;                        \
+		uint16_t r;                                                    \
+									       \
+		if (unlikely(!gv_queue_enter(gq)))                             \
+			return 0;                                              \
+		r = body(q, pkts, n, L, B);                                    \
+		gv_queue_exit(gq);                                             \
+		return r;                                                      \
+	}
+
+#define GV_GUARDED(name, qtype)                                                \
+	GV_GUARDED_LB(name##_split_smp, qtype, name##_t, GV_LAYOUT_SPLIT, GV_BARRIER_SMP) \
+	GV_GUARDED_LB(name##_split_mand, qtype, name##_t, GV_LAYOUT_SPLIT,     \
+		      GV_BARRIER_MANDATORY)                                    \
+	GV_GUARDED_LB(name##_packed_smp, qtype, name##_t, GV_LAYOUT_PACKED, GV_BARRIER_SMP) \
+	GV_GUARDED_LB(name##_packed_mand, qtype, name##_t, GV_LAYOUT_PACKED,   \
+		      GV_BARRIER_MANDATORY)                                    \
+	static const gv_burst_fn name##_fns[2][2] = {                          \
+		{ name##_split_smp, name##_split_mand },                       \
+		{ name##_packed_smp, name##_packed_mand },                     \
+	};
+
+/* The copy for the port's layout and barrier policy. */
+static inline gv_burst_fn gv_burst_pick(const gv_burst_fn fns[2][2], const struct gv_hw *hw)
+{
+	return fns[hw->layout == GV_LAYOUT_PACKED][hw->barrier == GV_BARRIER_MANDATORY];
+}
+
+/* A port that is not started (or whose backend left) moves nothing. */
+uint16_t gv_burst_none(void *q, struct rte_mbuf **pkts, uint16_t n);
+
+#endif /* GV_RXTX_H */

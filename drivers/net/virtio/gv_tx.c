@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gv_tx.c - the TX burst functions: simple (one descriptor per packet,
+ * header pushed into the headroom), in-order (simple, reclaiming without
+ * reading used entries), full (multi-segment chains, indirect tables when
+ * negotiated, offloads). One copy per (ring layout, barrier policy) on the
+ * core's inline verbs, as the RX bursts (gv_rxtx.c). Sent mbufs are
+ * freed in bulk, inline.
+ */
+#include <rte_pause.h>
+
+#include "gv_offload.h"
+#include "gv_rxtx.h"
+
+/* ---------------------------------------------------------------- TX -- */
+
+/*
+ * Free sent mbufs: single-segment ones of one pool that nobody else holds
+ * go back to the pool in one put (rte_pktmbuf_prefree_seg inline), the
+ * rest one by one.
+ */
+static __rte_always_inline void tx_free(struct rte_mbuf **ms, uint32_t n)
+{
+	struct rte_mempool *mp = ms[0]->pool;
+	void *put[GV_BURST_MAX];
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = ms[i];
+
+		if (likely(m->next == NULL && m->pool == mp)) {
+			m = rte_pktmbuf_prefree_seg(m);
+			if (m)
+				put[k++] = m;
+		} else {
+			rte_pktmbuf_free(m);
+		}
+	}
+	if (k)
+		rte_mempool_put_bulk(mp, put, k);
+}
+
+static __rte_always_inline void tx_reclaim(struct gv_txq *txq, const bool in_order,
+					   const enum gv_layout L, const enum gv_barrier B)
+{
+	void *ck[GV_BURST_MAX];
+	uint32_t lens[GV_BURST_MAX];
+	uint32_t got;
+
+	do {
+		got = in_order ? gvb_reclaim_in_order(txq->q.vq, ck, GV_BURST_MAX, L, B)
+			       : gvb_get_used(txq->q.vq, ck, lens, GV_BURST_MAX, L, B);
+		if (got)
+			tx_free((struct rte_mbuf **)ck, got);
+	} while (got == GV_BURST_MAX);
+}
+
+/* The header can go into the packet's own headroom. */
+static __rte_always_inline bool can_push(const struct rte_mbuf *m, uint16_t hdr)
+{
+	return rte_pktmbuf_headroom(m) >= hdr && RTE_MBUF_DIRECT(m) &&
+	       rte_mbuf_refcnt_read(m) == 1;
+}
+
+/*
+ * Copy a header of `hdr` bytes (10, 12 or 20) from `src` (20 bytes
+ * readable) with fixed-size moves: no call, no byte loop.
+ */
+static __rte_always_inline void hdr_put(void *dst, const void *src, uint16_t hdr)
+{
+	uint64_t a, b, c;
+
+	memcpy(&a, src, 8);
+	memcpy(&c, (const char *)src + hdr - 8, 8);
+	if (unlikely(hdr > 16)) {
+		memcpy(&b, (const char *)src + 8, 8);
+		memcpy((char *)dst + 8, &b, 8);
+	}
+	memcpy(dst, &a, 8);
+	memcpy((char *)dst + hdr - 8, &c, 8);
+}
+
+/* A zero header (no offloads), written the same way. */
+static __rte_always_inline void hdr_zero(void *dst, uint16_t hdr)
+{
+	const uint64_t z = 0;
+
+	if (unlikely(hdr > 16))
+		memcpy((char *)dst + 8, &z, 8);
+	memcpy(dst, &z, 8);
+	memcpy((char *)dst + hdr - 8, &z, 8);
+}
+
+/*
+ * Post one packet as a chain: header (pushed, or in a small mbuf from the
+ * packet's pool when there is no room), then every segment. 0: posted;
+ * -ENOSPC: no room now (nothing changed); other: the packet cannot be
+ * sent (the caller drops it).
+ */
+static __rte_always_inline int tx_post_chain(struct gv_txq *txq, struct rte_mbuf *m,
+					     const enum gv_layout L, const enum gv_barrier B)
+{
+	const uint16_t hdr = txq->hdr_size;
+	struct gv_seg segs[GV_MAX_TX_SEGS + 1];
+	struct rte_mbuf *cookie = m, *h = NULL;
+	uint16_t n = 0;
+	int ret;
+	union {
+		struct gv_net_hdr h;
+		uint8_t b[sizeof(struct gv_net_hdr_hash)];
+	} vh = { .b = { 0 } };
+
+	if (unlikely(m->nb_segs > GV_MAX_TX_SEGS))
+		return -EINVAL;
+	gv_tx_fill_hdr(&vh.h, m);
+	if (can_push(m, hdr)) {
+		hdr_put(rte_pktmbuf_mtod_offset(m, char *, -(int)hdr), vh.b, hdr);
+		segs[n].addr = mbuf_addr(m, txq->addr_off) + m->data_off - hdr;
+		segs[n++].len = (uint32_t)m->data_len + hdr;
+		m = m->next;
+	} else {
+		h = rte_pktmbuf_alloc(m->pool);
+		if (!h)
+			return -ENOMEM;
+		hdr_put(rte_pktmbuf_mtod(h, char *), vh.b, hdr);
+		segs[n].addr = mbuf_addr(h, txq->addr_off) + h->data_off;
+		segs[n++].len = hdr;
+		h->next = m;
+		cookie = h;
+	}
+	for (; m; m = m->next) {
+		if (m->data_len == 0)
+			continue;
+		segs[n].addr = mbuf_addr(m, txq->addr_off) + m->data_off;
+		segs[n++].len = m->data_len;
+	}
+	ret = gvb_add(txq->q.vq, segs, n, 0, cookie, txq->indirect && n > 1, L, B);
+	if (ret && h) {
+		h->next = NULL;
+		rte_pktmbuf_free(h);
+	}
+	return ret;
+}
+
+/*
+ * The packet fits the simple path: one segment, the header pushed into
+ * its own headroom (room for it, direct, not shared). One 64-bit load
+ * covers data_off, refcnt and nb_segs.
+ */
+static __rte_always_inline bool tx_simple_ok(const struct rte_mbuf *m, uint16_t hdr,
+					     const bool full)
+{
+	/* The full path also needs a packet that asks for no offload. */
+	const uint64_t ol_no = RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL |
+			       (full ? RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_L4_MASK : 0);
+	uint64_t r;
+	const uint64_t one_one = ((uint64_t)1 << 16) | ((uint64_t)1 << 32); /* refcnt, nb_segs */
+
+	memcpy(&r, (const char *)m + offsetof(struct rte_mbuf, rearm_data), 8);
+
+	return ((r & 0xffffffff0000ull) == one_one) & ((uint16_t)r >= hdr) &
+	       ((m->ol_flags & ol_no) == 0);
+}
+
+/* Reclaim; the full path serves queues with and without IN_ORDER. */
+static __rte_always_inline void tx_reclaim_q(struct gv_txq *txq, const bool in_order,
+					     const bool full, const enum gv_layout L,
+					     const enum gv_barrier B)
+{
+	if (!full)
+		tx_reclaim(txq, in_order, L, B);
+	else if (txq->in_order)
+		tx_reclaim(txq, true, L, B);
+	else
+		tx_reclaim(txq, false, L, B);
+}
+
+/*
+ * The simple, in-order and full paths. Packets that fit one descriptor
+ * with a zero header (one segment, room for the header, direct, not
+ * shared; on the full path also no offload asked for) are posted in
+ * batches; any other packet goes as a chain (tx_post_chain), which on the
+ * full path carries its offloads.
+ */
+static __rte_always_inline uint16_t tx_simple_t(struct gv_txq *txq, struct rte_mbuf **pkts,
+						uint16_t n, const bool in_order, const bool full,
+						const enum gv_layout L, const enum gv_barrier B)
+{
+	struct gv_vq *vq = txq->q.vq;
+	const uint16_t hdr = txq->hdr_size;
+	const uint32_t addr_off = txq->addr_off;
+	uint64_t bytes = 0;
+	uint16_t sent = 0;
+
+	if (gvb_num_free(vq) < txq->free_thresh || gvb_num_free(vq) < n)
+		tx_reclaim_q(txq, in_order, full, L, B);
+	while (sent < n) {
+		struct gv_seg segs[GV_BURST_MAX];
+		void *ck[GV_BURST_MAX];
+		uint32_t room = gvb_num_free(vq), k = 0, want = n - sent, added;
+
+		if (want > GV_BURST_MAX)
+			want = GV_BURST_MAX;
+		if (want > room)
+			want = room;
+		if (want == 0)
+			break;
+		for (uint32_t i = 0; i < want; i++) {
+			struct rte_mbuf *m = pkts[sent + i];
+			char *data;
+
+			if (unlikely(!tx_simple_ok(m, hdr, full))) {
+				/* Post what we have, then this one as a chain. */
+				int ret;
+				uint32_t added = gvb_add_burst(vq, segs, ck, k, false, L);
+
+				txq->q.st.packets += added;
+				if (unlikely(added < k)) { /* broken: the rest stay the app's */
+					sent += added;
+					goto out;
+				}
+				ret = tx_post_chain(txq, m, L, B);
+				if (full && ret == -ENOSPC) {
+					tx_reclaim_q(txq, in_order, full, L, B);
+					ret = tx_post_chain(txq, m, L, B);
+				}
+				if (ret == -ENOSPC || ret == -ENOMEM || ret == -EIO) {
+					sent += i;
+					goto out;
+				}
+				if (ret) { /* cannot be sent: dropped */
+					txq->q.st.errors++;
+					rte_pktmbuf_free(m);
+				} else {
+					count_pkt(&txq->q.st, m);
+					txq->q.st.packets++;
+				}
+				/* It may have taken several slots: recount the room. */
+				sent += i + 1;
+				goto next_round;
+			}
+			data = rte_pktmbuf_mtod(m, char *);
+			hdr_zero(data - hdr, hdr);
+			segs[k].addr = mbuf_addr(m, addr_off) + m->data_off - hdr;
+			segs[k].len = (uint32_t)m->data_len + hdr;
+			ck[k++] = m;
+			bytes += m->pkt_len;
+			count_bins(&txq->q.st, m->pkt_len, (const uint8_t *)data, m->data_len);
+		}
+		added = gvb_add_burst(vq, segs, ck, k, false, L);
+		txq->q.st.packets += added;
+		if (unlikely(added < k)) { /* broken: the rest stay the app's */
+			sent += added;
+			break;
+		}
+		sent += want;
+next_round:;
+	}
+out:
+	txq->q.st.bytes += bytes;
+	kick(&txq->q, L, B);
+	if (unlikely(gvb_broken(vq)))
+		gv_queue_broken(&txq->q, "tx");
+	return sent;
+}
+
+static __rte_always_inline uint16_t tx_simple_body_t(void *q, struct rte_mbuf **pkts, uint16_t n,
+						     const enum gv_layout L, const enum gv_barrier B)
+{
+	return tx_simple_t(q, pkts, n, false, false, L, B);
+}
+
+static __rte_always_inline uint16_t tx_inorder_body_t(void *q, struct rte_mbuf **pkts,
+						      uint16_t n, const enum gv_layout L,
+						      const enum gv_barrier B)
+{
+	return tx_simple_t(q, pkts, n, true, false, L, B);
+}
+
+static __rte_always_inline uint16_t tx_full_body_t(void *q, struct rte_mbuf **pkts, uint16_t n,
+						   const enum gv_layout L, const enum gv_barrier B)
+{
+	return tx_simple_t(q, pkts, n, false, true, L, B);
+}
+
+void gv_txq_drain(struct gv_txq *txq)
+{
+	void *cookie;
+
+	if (!txq->q.vq)
+		return;
+	while ((cookie = gv_vq_detach(txq->q.vq)) != NULL)
+		rte_pktmbuf_free(cookie);
+	gv_vq_reset(txq->q.vq);
+	txq->q.broken_logged = false;
+}
+
+GV_GUARDED(tx_simple_body, struct gv_txq)
+GV_GUARDED(tx_inorder_body, struct gv_txq)
+GV_GUARDED(tx_full_body, struct gv_txq)
+
+/* The caller holds the queue already (paused it): send on the port's path. */
+static uint16_t tx_owned_lb(const struct gv_hw *hw, struct gv_txq *txq, struct rte_mbuf **pkts,
+			    uint16_t n, const enum gv_layout L)
+{
+	switch (hw->tx_path) {
+	case GV_TX_INORDER:
+		return tx_inorder_body_t(txq, pkts, n, L, hw->barrier);
+	case GV_TX_FULL:
+		return tx_full_body_t(txq, pkts, n, L, hw->barrier);
+	default:
+		return tx_simple_body_t(txq, pkts, n, L, hw->barrier);
+	}
+}
+
+uint16_t gv_tx_owned(const struct gv_hw *hw, struct gv_txq *txq, struct rte_mbuf **pkts,
+		     uint16_t n)
+{
+	if (hw->layout == GV_LAYOUT_PACKED)
+		return tx_owned_lb(hw, txq, pkts, n, GV_LAYOUT_PACKED);
+	return tx_owned_lb(hw, txq, pkts, n, GV_LAYOUT_SPLIT);
+}
+
+gv_burst_fn gv_tx_fn(const struct gv_hw *hw, enum gv_tx_path p)
+{
+	switch (p) {
+	case GV_TX_SIMPLE:
+		return gv_burst_pick(tx_simple_body_fns, hw);
+	case GV_TX_INORDER:
+		return gv_burst_pick(tx_inorder_body_fns, hw);
+	case GV_TX_FULL:
+		return gv_burst_pick(tx_full_body_fns, hw);
+	default:
+		return gv_burst_none;
+	}
+}
