@@ -36,6 +36,29 @@ static unsigned int count_fds(void)
 	return n - 1; /* the directory's own fd */
 }
 
+/* "fd:target " for each open fd (what a leak is, when the count grows). */
+static void list_fds(char *buf, size_t size)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	size_t off = 0;
+
+	assert_non_null(d);
+	buf[0] = '\0';
+	while ((e = readdir(d)) != NULL && off + 80 < size) {
+		char path[64], target[64];
+		ssize_t n;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		n = readlink(path, target, sizeof(target) - 1);
+		target[n > 0 ? n : 0] = '\0';
+		off += (size_t)snprintf(buf + off, size - off, "%s:%s ", e->d_name, target);
+	}
+	closedir(d);
+}
+
 /* Bytes allocated from EAL's heaps (rte_malloc, memzones): LSan does not see them. */
 static uint64_t eal_heap(void)
 {
@@ -183,6 +206,7 @@ static void cycles(unsigned int n, const char *path)
 {
 	uint64_t fd100 = 0, fd_max = 0, heap100 = 0, heap_max = 0;
 	uint64_t rss100 = 0, rss_max = 0, rss_end;
+	char fds100[2048];
 	uint64_t t0 = rte_get_timer_cycles();
 
 	assert_true(n > 100);
@@ -216,8 +240,18 @@ static void cycles(unsigned int n, const char *path)
 			heap100 = settled(eal_heap, 0, 0.5);
 			rss100 = rss_bytes();
 		}
+		if (i == 99)
+			list_fds(fds100, sizeof(fds100));
 		if (i >= 99 && (i + 1) % 100 == 0) {
 			fd_max = RTE_MAX(fd_max, settled(count_fds64, fd100, 5.0));
+			if (fd_max > fd100) {
+				char now[2048];
+
+				list_fds(now, sizeof(now));
+				fail_msg("cycle %u: %" PRIu64 " fds, %" PRIu64 " at cycle 100\n"
+					 "  at cycle 100: %s\n  now: %s", i + 1, fd_max, fd100,
+					 fds100, now);
+			}
 			heap_max = RTE_MAX(heap_max, settled(eal_heap, heap100, 5.0));
 			rss_max = RTE_MAX(rss_max, rss_bytes());
 		}
