@@ -75,13 +75,15 @@ int gv_devarg_bool(const char *key, const char *v, bool *out)
 	return 0;
 }
 
-int gv_devarg_mac(const char *key, const char *v, bool allow_zero, struct rte_ether_addr *mac)
+int gv_devarg_mac(const char *key, const char *v, bool allow_zero, struct rte_ether_addr *mac,
+		  bool *have)
 {
 	if (rte_ether_unformat_addr(v, mac) || rte_is_multicast_ether_addr(mac) ||
 	    (!allow_zero && rte_is_zero_ether_addr(mac))) {
 		GV_LOG(ERR, "devarg %s=%s: expected a unicast address xx:xx:xx:xx:xx:xx", key, v);
 		return -EINVAL;
 	}
+	*have = true;
 	return 0;
 }
 
@@ -171,12 +173,8 @@ static int parse_one(const char *key, const char *v, void *opaque)
 		a->speed = n;
 		return 0;
 	}
-	if (!strcmp(key, KEY_MAC)) {
-		if (gv_devarg_mac(key, v, true, &a->mac))
-			return -EINVAL;
-		a->have_mac = true;
-		return 0;
-	}
+	if (!strcmp(key, KEY_MAC))
+		return gv_devarg_mac(key, v, true, &a->mac, &a->have_mac);
 	if (!strcmp(key, KEY_PATHSEL))
 		return gv_devarg_datapath(key, v, &a->force);
 	return -EINVAL;

@@ -59,8 +59,9 @@ int gv_devarg_num(const char *v, uint64_t min, uint64_t max, uint64_t *out);
 int gv_devarg_uint(const char *key, const char *v, uint32_t min, uint32_t max, uint32_t *out);
 /* Exactly "0" or "1". */
 int gv_devarg_bool(const char *key, const char *v, bool *out);
-/* A unicast MAC address (00:00:00:00:00:00 only if allow_zero). */
-int gv_devarg_mac(const char *key, const char *v, bool allow_zero, struct rte_ether_addr *mac);
+/* A unicast MAC address (00:00:00:00:00:00 only if allow_zero); *have set. */
+int gv_devarg_mac(const char *key, const char *v, bool allow_zero, struct rte_ether_addr *mac,
+		  bool *have);
 /* simple, inorder or full. */
 int gv_devarg_datapath(const char *key, const char *v, enum gv_force_path *out);
 /*

@@ -375,12 +375,8 @@ static int parse_one(const char *key, const char *v, void *opaque)
 		return gv_devarg_bool(key, v, &a->in_order);
 	if (!strcmp(key, KEY_FEATURES))
 		return parse_features(v, &a->extra);
-	if (!strcmp(key, KEY_MAC)) {
-		if (gv_devarg_mac(key, v, false, &a->mac))
-			return -EINVAL;
-		a->have_mac = true;
-		return 0;
-	}
+	if (!strcmp(key, KEY_MAC))
+		return gv_devarg_mac(key, v, false, &a->mac, &a->have_mac);
 	if (!strcmp(key, KEY_PATHSEL))
 		return gv_devarg_datapath(key, v, &a->force);
 	return -EINVAL;
