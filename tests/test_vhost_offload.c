@@ -219,6 +219,8 @@ static void tx_csum(void **state)
 	       gv_txo);
 	assert_int_equal(gvh_vhost_features(e.p.vh, &feat), 0);
 	assert_true(feat & (1ULL << 0)); /* VIRTIO_NET_F_CSUM negotiated */
+	/* Only what the app enabled: no RX offload, so no GUEST_CSUM/TSO4/TSO6. */
+	assert_false(feat & (1ULL << 1 | 1ULL << 7 | 1ULL << 8));
 	for (int v6 = 0; v6 < 2; v6++)
 		for (int udp = 0; udp < 2; udp++)
 			for (int vl = 0; vl < VL_KINDS; vl++) {
@@ -301,6 +303,9 @@ static void rx_csum(void **state)
 	env_up(&e, "", 0, vh_txo, packed, gv_rxo, 0);
 	assert_int_equal(gvh_vhost_features(e.p.vh, &feat), 0);
 	assert_true(feat & (1ULL << 1)); /* VIRTIO_NET_F_GUEST_CSUM negotiated */
+	/* Only what the app enabled: no TX offload, no LRO: no CSUM/HOST_TSO4/6,
+	 * GUEST_TSO4/6. */
+	assert_false(feat & (1ULL << 0 | 1ULL << 11 | 1ULL << 12 | 1ULL << 7 | 1ULL << 8));
 	for (int v6 = 0; v6 < 2; v6++)
 		for (int udp = 0; udp < 2; udp++)
 			for (int vl = 0; vl < VL_KINDS; vl++)
