@@ -209,6 +209,8 @@ int gvh_port_setup(uint16_t port, const struct gvh_port_conf *c)
 	int ret;
 
 	memset(&conf, 0, sizeof(conf));
+	conf.intr_conf.lsc = c->intr_lsc;
+	conf.intr_conf.rxq = c->intr_rxq;
 	conf.rxmode.offloads = c->rx_offloads;
 	conf.txmode.offloads = c->tx_offloads;
 	conf.rxmode.mtu = c->mtu;
@@ -301,6 +303,50 @@ int gvh_wait_link(uint16_t port, bool up, double timeout_s)
 				      up ? "up" : "down", timeout_s);
 		sched_yield();
 	}
+}
+
+static int lsc_cb(uint16_t port, enum rte_eth_event_type type, void *arg, void *ret)
+{
+	struct gvh_lsc *c = arg;
+	struct rte_eth_link link;
+
+	(void)ret;
+	if (type != RTE_ETH_EVENT_INTR_LSC || rte_eth_link_get_nowait(port, &link))
+		return 0;
+	__atomic_fetch_add(link.link_status ? &c->up : &c->down, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int gvh_lsc_watch(uint16_t port, struct gvh_lsc *c)
+{
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	ret = rte_eth_dev_callback_register(port, RTE_ETH_EVENT_INTR_LSC, lsc_cb, c);
+	return ret ? seterr(ret, "port %u: LSC callback: %s", port, strerror(-ret)) : 0;
+}
+
+void gvh_lsc_unwatch(uint16_t port, struct gvh_lsc *c)
+{
+	rte_eth_dev_callback_unregister(port, RTE_ETH_EVENT_INTR_LSC, lsc_cb, c);
+}
+
+int gvh_count(const int *counter)
+{
+	return __atomic_load_n(counter, __ATOMIC_ACQUIRE);
+}
+
+int gvh_wait_count(const int *counter, int want, double timeout_s, const char *what)
+{
+	double end = gvh_now() + timeout_s;
+
+	while (gvh_count(counter) < want) {
+		if (gvh_now() > end)
+			return seterr(-ETIMEDOUT, "%s: %d of %d after %.1f s", what,
+				      gvh_count(counter), want, timeout_s);
+		sched_yield();
+	}
+	return 0;
 }
 
 int gvh_pair_start(struct gvh_pair *p, double timeout_s)
@@ -404,29 +450,27 @@ static void fill_hdr(uint8_t *p, uint64_t seq)
 	memcpy(p + RTE_ETHER_HDR_LEN, &seq, 8);
 }
 
-struct rte_mbuf *gvh_pkt_alloc(struct rte_mempool *mp, uint64_t seq, uint32_t len)
+/* Writes bytes [off, off + n) of the frame being built to d. */
+typedef void fill_fn(uint8_t *d, uint32_t off, uint32_t n, const void *arg);
+
+/* A chain of mbufs from `mp` holding `len` bytes written by `fill`. */
+static struct rte_mbuf *chain_alloc(struct rte_mempool *mp, uint32_t len, fill_fn *fill,
+				    const void *arg)
 {
 	uint32_t room = rte_pktmbuf_data_room_size(mp) - RTE_PKTMBUF_HEADROOM, off = 0;
 	struct rte_mbuf *head = NULL;
 
-	if (len < GVH_HDR_LEN || len > GVH_MAX_FRAME || room < GVH_HDR_LEN)
-		return NULL;
 	while (off < len) {
 		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
 		uint32_t n = len - off < room ? len - off : room;
-		uint8_t *d;
 
 		if (!m)
 			goto fail;
-		d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)n);
-		for (uint32_t i = 0; i < n; i++)
-			d[i] = pat(seq, off + i);
-		if (off == 0)
-			fill_hdr(d, seq);
+		fill((uint8_t *)rte_pktmbuf_append(m, (uint16_t)n), off, n, arg);
 		off += n;
-		if (!head)
+		if (!head) {
 			head = m;
-		else if (rte_pktmbuf_chain(head, m)) {
+		} else if (rte_pktmbuf_chain(head, m)) {
 			rte_pktmbuf_free(m);
 			goto fail;
 		}
@@ -435,6 +479,35 @@ struct rte_mbuf *gvh_pkt_alloc(struct rte_mempool *mp, uint64_t seq, uint32_t le
 fail:
 	rte_pktmbuf_free(head);
 	return NULL;
+}
+
+static void fill_pat(uint8_t *d, uint32_t off, uint32_t n, const void *arg)
+{
+	const uint64_t seq = *(const uint64_t *)arg;
+
+	for (uint32_t i = 0; i < n; i++)
+		d[i] = pat(seq, off + i);
+	if (off == 0)
+		fill_hdr(d, seq);
+}
+
+struct rte_mbuf *gvh_pkt_alloc(struct rte_mempool *mp, uint64_t seq, uint32_t len)
+{
+	uint32_t room = rte_pktmbuf_data_room_size(mp) - RTE_PKTMBUF_HEADROOM;
+
+	if (len < GVH_HDR_LEN || len > GVH_MAX_FRAME || room < GVH_HDR_LEN)
+		return NULL;
+	return chain_alloc(mp, len, fill_pat, &seq);
+}
+
+static void fill_copy(uint8_t *d, uint32_t off, uint32_t n, const void *arg)
+{
+	memcpy(d, (const uint8_t *)arg + off, n);
+}
+
+struct rte_mbuf *gvh_mbuf_copy(struct rte_mempool *mp, const uint8_t *f, uint32_t len)
+{
+	return chain_alloc(mp, len, fill_copy, f);
 }
 
 int gvh_pkt_check(const struct rte_mbuf *m, uint64_t seq, uint32_t len)

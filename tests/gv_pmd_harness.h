@@ -59,6 +59,7 @@ struct gvh_port_conf {
 	struct rte_mempool *mp; /* RX pool (required) */
 	uint16_t nb_queues; /* queue pairs; 0: 1 (net_vhost: also its queues= devarg) */
 	const char *vh_devargs; /* gvh_vhost_add only: more net_vhost devargs, e.g. "tso=1" */
+	bool intr_lsc, intr_rxq; /* rte_eth_conf.intr_conf.lsc / .rxq */
 };
 
 /* rte_eth_dev_configure (nb_queues pairs), MTU, RX and TX queue set-up. */
@@ -94,6 +95,23 @@ int gvh_pair_start(struct gvh_pair *p, double timeout_s);
 /* Poll the link of a port until it is `up` (or down) or the time is out. */
 int gvh_wait_link(uint16_t port, bool up, double timeout_s);
 
+/* Link status change events of a port, counted by the link state the
+ * callback reads (the callback runs on EAL's interrupt thread). */
+struct gvh_lsc {
+	int up, down; /* read them with gvh_count() or gvh_wait_count() */
+};
+
+/* Count the port's LSC events into *c (zeroed here) / stop counting. */
+int gvh_lsc_watch(uint16_t port, struct gvh_lsc *c);
+void gvh_lsc_unwatch(uint16_t port, struct gvh_lsc *c);
+
+/* A counter another thread raises (acquire load). */
+int gvh_count(const int *counter);
+
+/* Poll a counter another thread raises until it reaches `want` or the
+ * time is out (-ETIMEDOUT, naming `what`). */
+int gvh_wait_count(const int *counter, int want, double timeout_s, const char *what);
+
 /*
  * Hot-unplug the port's device (rte_dev_remove: the driver stops and
  * closes a running port); *port = GVH_NO_PORT.
@@ -123,6 +141,10 @@ int gvh_xstat(uint16_t port, const char *name, uint64_t *value);
  * NULL if the pool is short.
  */
 struct rte_mbuf *gvh_pkt_alloc(struct rte_mempool *mp, uint64_t seq, uint32_t len);
+
+/* A chain of mbufs from `mp` holding f[0..len) (as many as it needs, the
+ * first one full); NULL if the pool is short. */
+struct rte_mbuf *gvh_mbuf_copy(struct rte_mempool *mp, const uint8_t *f, uint32_t len);
 
 /* Is `m` the frame gvh_pkt_alloc(seq, len) built? 0, or a negative code:
  * -1 length, -2 sequence, -3 payload, -4 segment lengths. */

@@ -241,6 +241,18 @@ static inline uint32_t gti_build(uint8_t *f, const struct gti_spec *s)
 	return len;
 }
 
+/*
+ * A partial L4 checksum (NEEDS_CSUM: the field holds a pseudo-header sum)
+ * completed as a device or an app's TX offload would: the ones' complement
+ * of the sum over the L4 bytes as they are.
+ */
+static inline uint16_t gti_complete(const uint8_t *f, const struct gti_info *in)
+{
+	uint16_t c = (uint16_t)~gti_fold(gti_sum(0, f + in->l2 + in->l3, in->len - in->l2 - in->l3));
+
+	return in->udp && c == 0 ? 0xffff : c;
+}
+
 /* The payload of a frame parsed as `in` is the pattern of `seed`. */
 static inline bool gti_payload_ok(const uint8_t *f, const struct gti_info *in, uint8_t seed,
 				  uint32_t payload)
@@ -253,35 +265,6 @@ static inline bool gti_payload_ok(const uint8_t *f, const struct gti_info *in, u
 		if (p[i] != gti_pat(seed, i))
 			return false;
 	return true;
-}
-
-/* A chain of mbufs from `mp` holding f[0..len) (the headers in the first). */
-static inline struct rte_mbuf *gti_mbuf(struct rte_mempool *mp, const uint8_t *f, uint32_t len)
-{
-	uint32_t room = rte_pktmbuf_data_room_size(mp) - RTE_PKTMBUF_HEADROOM, off = 0;
-	struct rte_mbuf *head = NULL;
-
-	while (off < len) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-		uint32_t n = len - off < room ? len - off : room;
-		char *d;
-
-		if (!m)
-			goto fail;
-		d = rte_pktmbuf_append(m, (uint16_t)n);
-		memcpy(d, f + off, n);
-		off += n;
-		if (!head) {
-			head = m;
-		} else if (rte_pktmbuf_chain(head, m)) {
-			rte_pktmbuf_free(m);
-			goto fail;
-		}
-	}
-	return head;
-fail:
-	rte_pktmbuf_free(head);
-	return NULL;
 }
 
 /* Copy a chain out; returns the bytes copied (0 if it does not fit). */

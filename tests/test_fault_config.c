@@ -67,10 +67,29 @@ static void log_expect(const char *what, ...)
 		 (int)(log_len - log_mark), log_buf + log_mark);
 }
 
+/* `call` fails (returns < 0) and a line logged meanwhile holds every needle. */
+#define FAILS(call, what, ...)                                                 \
+	do {                                                                   \
+		log_begin();                                                   \
+		assert_true((call) < 0);                                       \
+		log_expect(what, __VA_ARGS__, NULL);                           \
+	} while (0)
+
 /* ------------------------------------------------------------ the port -- */
 
 static struct rte_mempool *tiny_mp; /* 128-byte data room */
 static struct rte_mempool *small_mp; /* 512-byte data room */
+
+/* Configure nq pairs with `conf` and set up the first `setup` of them. */
+static void configure(uint16_t port, uint16_t nq, uint16_t setup, const struct rte_eth_conf *conf,
+		      struct rte_mempool *pool)
+{
+	assert_int_equal(rte_eth_dev_configure(port, nq, nq, conf), 0);
+	for (uint16_t q = 0; q < setup; q++) {
+		assert_int_equal(rte_eth_rx_queue_setup(port, q, 256, SOCKET_ID_ANY, NULL, pool), 0);
+		assert_int_equal(rte_eth_tx_queue_setup(port, q, 256, SOCKET_ID_ANY, NULL), 0);
+	}
+}
 
 /* The process goes on: a good configuration of the same port works. */
 static void good_config(uint16_t port, uint16_t nq)
@@ -81,12 +100,8 @@ static void good_config(uint16_t port, uint16_t nq)
 	uint16_t got = 0;
 
 	memset(&conf, 0, sizeof(conf));
-	assert_int_equal(rte_eth_dev_configure(port, nq, nq, &conf), 0);
+	configure(port, nq, nq, &conf, mp);
 	assert_int_equal(rte_eth_dev_set_mtu(port, RTE_ETHER_MTU), 0);
-	for (uint16_t q = 0; q < nq; q++) {
-		assert_int_equal(rte_eth_rx_queue_setup(port, q, 256, SOCKET_ID_ANY, NULL, mp), 0);
-		assert_int_equal(rte_eth_tx_queue_setup(port, q, 256, SOCKET_ID_ANY, NULL), 0);
-	}
 	assert_int_equal(rte_eth_dev_start(port), 0);
 	assert_int_equal(rte_eth_promiscuous_enable(port), 0);
 	rte_eth_macaddr_get(port, &mac);
@@ -124,34 +139,23 @@ static int port_teardown(void **state)
 	return 0;
 }
 
-static void conf_fails(uint16_t port, uint16_t nq, const struct rte_eth_conf *conf)
-{
-	log_begin();
-	assert_true(rte_eth_dev_configure(port, nq, nq, conf) < 0);
-}
-
 static void test_queues(void **state)
 {
 	uint16_t port = loop_port("queues=2");
 	struct rte_eth_conf conf = { 0 };
 
 	(void)state;
-	conf_fails(port, 3, &conf);
-	log_expect("3 queue pairs, the device has 2", "nb_rx_queues=3", "> 2", NULL);
+	FAILS(rte_eth_dev_configure(port, 3, 3, &conf), "3 queue pairs, the device has 2",
+	      "nb_rx_queues=3", "> 2");
 	good_config(port, 2);
 	/* Configured for 2, set up queue 2. */
-	assert_int_equal(rte_eth_dev_configure(port, 2, 2, &conf), 0);
-	log_begin();
-	assert_true(rte_eth_rx_queue_setup(port, 2, 256, SOCKET_ID_ANY, NULL, mp) < 0);
-	log_expect("rx queue id 2 of 2", "queue_id=2", NULL);
+	configure(port, 2, 0, &conf, mp);
+	FAILS(rte_eth_rx_queue_setup(port, 2, 256, SOCKET_ID_ANY, NULL, mp), "rx queue id 2 of 2",
+	      "queue_id=2");
 	/* Configured for 2, only queue 0 set up: start refuses. */
-	assert_int_equal(rte_eth_dev_configure(port, 1, 1, &conf), 0);
-	assert_int_equal(rte_eth_dev_configure(port, 2, 2, &conf), 0);
-	assert_int_equal(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL, mp), 0);
-	assert_int_equal(rte_eth_tx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL), 0);
-	log_begin();
-	assert_true(rte_eth_dev_start(port) < 0);
-	log_expect("queue 1 never set up", "queue 1", "not set up", NULL);
+	configure(port, 1, 0, &conf, mp);
+	configure(port, 2, 1, &conf, mp);
+	FAILS(rte_eth_dev_start(port), "queue 1 never set up", "queue 1", "not set up");
 	good_config(port, 1);
 }
 
@@ -162,17 +166,13 @@ static void test_mtu(void **state)
 
 	(void)state;
 	conf.rxmode.mtu = 4001;
-	conf_fails(port, 1, &conf);
-	log_expect("configure: MTU 4001 > 4000", "4001", "4000", NULL);
+	FAILS(rte_eth_dev_configure(port, 1, 1, &conf), "configure: MTU 4001 > 4000", "4001",
+	      "4000");
 	good_config(port, 1);
-	log_begin();
-	assert_true(rte_eth_dev_set_mtu(port, 4001) < 0);
-	log_expect("set_mtu 4001 > 4000", "4001", "4000", NULL);
+	FAILS(rte_eth_dev_set_mtu(port, 4001), "set_mtu 4001 > 4000", "4001", "4000");
 	good_config(port, 1);
 	/* Below the minimum. */
-	log_begin();
-	assert_true(rte_eth_dev_set_mtu(port, 20) < 0);
-	log_expect("set_mtu 20 < 68", "20", "68", NULL);
+	FAILS(rte_eth_dev_set_mtu(port, 20), "set_mtu 20 < 68", "20", "68");
 	good_config(port, 1);
 }
 
@@ -182,16 +182,13 @@ static void test_ring_sizes(void **state)
 	struct rte_eth_conf conf = { 0 };
 
 	(void)state;
-	assert_int_equal(rte_eth_dev_configure(port, 1, 1, &conf), 0);
-	log_begin();
-	assert_true(rte_eth_rx_queue_setup(port, 0, 2048, SOCKET_ID_ANY, NULL, mp) < 0);
-	log_expect("rx ring 2048 > 1024", "nb_rx_desc(=2048)", "1024", NULL);
-	log_begin();
-	assert_true(rte_eth_tx_queue_setup(port, 0, 4096, SOCKET_ID_ANY, NULL) < 0);
-	log_expect("tx ring 4096 > 1024", "nb_tx_desc(=4096)", "1024", NULL);
-	log_begin();
-	assert_true(rte_eth_rx_queue_setup(port, 0, 1, SOCKET_ID_ANY, NULL, mp) < 0);
-	log_expect("rx ring of 1", "nb_rx_desc(=1)", NULL);
+	configure(port, 1, 0, &conf, mp);
+	FAILS(rte_eth_rx_queue_setup(port, 0, 2048, SOCKET_ID_ANY, NULL, mp), "rx ring 2048 > 1024",
+	      "nb_rx_desc(=2048)", "1024");
+	FAILS(rte_eth_tx_queue_setup(port, 0, 4096, SOCKET_ID_ANY, NULL), "tx ring 4096 > 1024",
+	      "nb_tx_desc(=4096)", "1024");
+	FAILS(rte_eth_rx_queue_setup(port, 0, 1, SOCKET_ID_ANY, NULL, mp), "rx ring of 1",
+	      "nb_rx_desc(=1)");
 	good_config(port, 1);
 	/* Not powers of two (split rounds up) and 0 (the default): accepted. */
 	assert_int_equal(rte_eth_dev_configure(port, 1, 1, &conf), 0);
@@ -208,21 +205,15 @@ static void test_pools(void **state)
 	struct rte_eth_conf conf = { 0 };
 
 	(void)state;
-	assert_int_equal(rte_eth_dev_configure(port, 1, 1, &conf), 0);
-	log_begin();
-	assert_true(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL, NULL) < 0);
-	log_expect("no pool", "mempool", NULL);
-	log_begin();
-	assert_true(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL, tiny_mp) < 0);
-	log_expect("mbufs with no room", "mbuf_data_room_size", NULL);
+	configure(port, 1, 0, &conf, mp);
+	FAILS(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL, NULL), "no pool", "mempool");
+	FAILS(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL, tiny_mp),
+	      "mbufs with no room", "mbuf_data_room_size");
 	/* 9000-byte frames in 512-byte mbufs without mergeable buffers: 18 a chain. */
 	conf.rxmode.mtu = 9000;
-	assert_int_equal(rte_eth_dev_configure(port, 1, 1, &conf), 0);
-	assert_int_equal(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL, small_mp), 0);
-	assert_int_equal(rte_eth_tx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL), 0);
-	log_begin();
-	assert_true(rte_eth_dev_start(port) < 0);
-	log_expect("MTU 9000, 512-byte mbufs, no MRG", "need", "mbufs", "mrg_rxbuf=1", NULL);
+	configure(port, 1, 1, &conf, small_mp);
+	FAILS(rte_eth_dev_start(port), "MTU 9000, 512-byte mbufs, no MRG", "need", "mbufs",
+	      "mrg_rxbuf=1");
 	assert_int_equal(rte_mempool_avail_count(small_mp), small_mp->size);
 	good_config(port, 1);
 }
@@ -235,12 +226,9 @@ static void test_forced_path(void **state)
 	(void)state;
 	/* The simple path has no offloads: a checksum offload cannot be served. */
 	conf.rxmode.offloads = RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
-	assert_int_equal(rte_eth_dev_configure(port, 1, 1, &conf), 0);
-	assert_int_equal(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL, mp), 0);
-	assert_int_equal(rte_eth_tx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL), 0);
-	log_begin();
-	assert_true(rte_eth_dev_start(port) < 0);
-	log_expect("datapath=simple with RX checksum", "datapath", "cannot serve", NULL);
+	configure(port, 1, 1, &conf, mp);
+	FAILS(rte_eth_dev_start(port), "datapath=simple with RX checksum", "datapath",
+	      "cannot serve");
 	good_config(port, 1);
 }
 
@@ -252,8 +240,7 @@ static void test_rss_unsupported(void **state)
 	(void)state;
 	conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 	conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IP;
-	conf_fails(port, 2, &conf);
-	log_expect("RSS, device without RSS", "rss_hf", NULL);
+	FAILS(rte_eth_dev_configure(port, 2, 2, &conf), "RSS, device without RSS", "rss_hf");
 	good_config(port, 2);
 }
 
@@ -282,21 +269,21 @@ static void test_offloads_vhost(void **state)
 	assert_int_equal(rte_eth_dev_info_get(pair.gv, &info), 0);
 	assert_false(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_TSO);
 	conf.txmode.offloads = RTE_ETH_TX_OFFLOAD_TCP_TSO;
-	conf_fails(pair.gv, 1, &conf);
-	log_expect("TSO without HOST_TSO4", "Tx offloads", "capabilities", NULL);
+	FAILS(rte_eth_dev_configure(pair.gv, 1, 1, &conf), "TSO without HOST_TSO4", "Tx offloads",
+	      "capabilities");
 	/* No CTRL_VLAN on vhost-user: no VLAN filter to offer. */
 	assert_false(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_VLAN_FILTER);
 	memset(&conf, 0, sizeof(conf));
 	conf.rxmode.offloads = RTE_ETH_RX_OFFLOAD_VLAN_FILTER;
-	conf_fails(pair.gv, 1, &conf);
-	log_expect("VLAN filter without CTRL_VLAN", "Rx offloads", "capabilities", NULL);
+	FAILS(rte_eth_dev_configure(pair.gv, 1, 1, &conf), "VLAN filter without CTRL_VLAN",
+	      "Rx offloads", "capabilities");
 	print_message("  (LRO: the back-end %s GUEST_TSO4/6)\n",
 		      info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TCP_LRO ? "offers" : "lacks");
 	if (!(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TCP_LRO)) {
 		memset(&conf, 0, sizeof(conf));
 		conf.rxmode.offloads = RTE_ETH_RX_OFFLOAD_TCP_LRO;
-		conf_fails(pair.gv, 1, &conf);
-		log_expect("LRO without GUEST_TSO", "Rx offloads", "capabilities", NULL);
+		FAILS(rte_eth_dev_configure(pair.gv, 1, 1, &conf), "LRO without GUEST_TSO",
+		      "Rx offloads", "capabilities");
 	}
 	{
 		struct gvh_port_conf gc = { .mp = mp };
@@ -321,24 +308,27 @@ static void test_offloads_vhost(void **state)
 
 static void test_devargs(void **state)
 {
-	/* devarg, and what the log line must name. */
-	static const char *const bad[][2] = {
-		{ "bogus=1", "bogus" },		{ "server=2", "server" },
-		{ "server=", "server" },		{ "queues=0", "queues" },
-		{ "queues=99", "queues" },		{ "queues=x", "queues" },
-		{ "queues=-1", "queues" },		{ "queue_size=1", "queue_size" },
-		{ "queue_size=40000", "queue_size" }, { "queue_size=abc", "queue_size" },
-		{ "mac=zz", "mac" },		{ "mac=01:00:5e:00:00:01", "mac" },
-		{ "mac=02:00:00:00:00", "mac" },	{ "packed_vq=x", "packed_vq" },
-		{ "packed_vq=2", "packed_vq" },	{ "mrg_rxbuf=yes", "mrg_rxbuf" },
-		{ "in_order=3", "in_order" },	{ "datapath=fast", "datapath" },
-		{ "datapath=", "datapath" },	{ "speed=-1", "speed" },
-		{ "speed=fast", "speed" },		{ "speed", "speed" },
-	};
-	static const char *const bad_loop[][2] = {
-		{ "mtu=20", "mtu" },		{ "mtu=70000", "mtu" },
-		{ "features=0x4000000000", "features" }, /* NOTIFICATION_DATA */	{ "features=zz", "features" },
-		{ "ctrl_silent=2", "ctrl_silent" },
+	/* Which vdev, the devarg, and what the log line must name. */
+	static const struct {
+		bool loop;
+		const char *arg, *needle;
+	} bad[] = {
+		{ false, "bogus=1", "bogus" },		{ false, "server=2", "server" },
+		{ false, "server=", "server" },		{ false, "queues=0", "queues" },
+		{ false, "queues=99", "queues" },	{ false, "queues=x", "queues" },
+		{ false, "queues=-1", "queues" },	{ false, "queue_size=1", "queue_size" },
+		{ false, "queue_size=40000", "queue_size" },
+		{ false, "queue_size=abc", "queue_size" },
+		{ false, "mac=zz", "mac" },		{ false, "mac=01:00:5e:00:00:01", "mac" },
+		{ false, "mac=02:00:00:00:00", "mac" },	{ false, "packed_vq=x", "packed_vq" },
+		{ false, "packed_vq=2", "packed_vq" },	{ false, "mrg_rxbuf=yes", "mrg_rxbuf" },
+		{ false, "in_order=3", "in_order" },	{ false, "datapath=fast", "datapath" },
+		{ false, "datapath=", "datapath" },	{ false, "speed=-1", "speed" },
+		{ false, "speed=fast", "speed" },	{ false, "speed", "speed" },
+		{ true, "mtu=20", "mtu" },		{ true, "mtu=70000", "mtu" },
+		{ true, "features=0x4000000000", "features" }, /* NOTIFICATION_DATA */
+		{ true, "features=zz", "features" },	{ true, "ctrl_silent=2", "ctrl_silent" },
+		{ true, "mac=00:00:00:00:00:00", "mac" },
 	};
 	char sock[200], args[400], what[64];
 	unsigned int n = 0;
@@ -347,31 +337,20 @@ static void test_devargs(void **state)
 	(void)state;
 	/* A path with nobody behind it: the parse must be what fails. */
 	snprintf(sock, sizeof(sock), "path=%s/nobody.sock", gvh_sock_dir());
-	for (size_t i = 0; i < RTE_DIM(bad); i++) {
-		snprintf(args, sizeof(args), "net_gvirtio_userbad%zu,%s,%s", i, sock, bad[i][0]);
-		snprintf(what, sizeof(what), "user %s", bad[i][0]);
-		log_begin();
-		assert_true(rte_dev_probe(args) < 0);
-		log_expect(what, bad[i][1], NULL);
-		n++;
-	}
-	for (size_t i = 0; i < RTE_DIM(bad_loop); i++) {
-		snprintf(args, sizeof(args), "net_gvirtio_loopbad%zu,%s", i, bad_loop[i][0]);
-		snprintf(what, sizeof(what), "loop %s", bad_loop[i][0]);
-		log_begin();
-		assert_true(rte_dev_probe(args) < 0);
-		log_expect(what, bad_loop[i][1], NULL);
-		n++;
+	for (size_t i = 0; i < RTE_DIM(bad); i++, n++) {
+		if (bad[i].loop)
+			snprintf(args, sizeof(args), "net_gvirtio_loopbad%zu,%s", i, bad[i].arg);
+		else
+			snprintf(args, sizeof(args), "net_gvirtio_userbad%zu,%s,%s", i, sock,
+				 bad[i].arg);
+		snprintf(what, sizeof(what), "%s %s", bad[i].loop ? "loop" : "user", bad[i].arg);
+		FAILS(rte_dev_probe(args), what, bad[i].needle);
 	}
 	/* A missing path, and one too long for a socket. */
-	log_begin();
-	assert_true(rte_dev_probe("net_gvirtio_usernopath,queues=1") < 0);
-	log_expect("user without path", "path", NULL);
+	FAILS(rte_dev_probe("net_gvirtio_usernopath,queues=1"), "user without path", "path");
 	memset(args, 0, sizeof(args));
 	snprintf(args, sizeof(args), "net_gvirtio_userlong,path=/tmp/%0150d", 7);
-	log_begin();
-	assert_true(rte_dev_probe(args) < 0);
-	log_expect("user path of 155 bytes", "path", NULL);
+	FAILS(rte_dev_probe(args), "user path of 155 bytes", "path");
 	n += 2;
 	assert_int_equal(rte_eth_dev_count_avail(), nports);
 	print_message("  %u bad devargs refused, each named in the log\n", n);

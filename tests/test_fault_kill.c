@@ -193,39 +193,26 @@ static uint64_t next_rand(void)
 	return z ^ (z >> 31);
 }
 
-static unsigned int lsc_events;
-
-static int lsc_cb(uint16_t port, enum rte_eth_event_type ev, void *a, void *r)
-{
-	(void)port;
-	(void)ev;
-	(void)a;
-	(void)r;
-	__atomic_fetch_add(&lsc_events, 1, __ATOMIC_RELAXED);
-	return 0;
-}
-
-static unsigned int lsc_count(void)
-{
-	return __atomic_load_n(&lsc_events, __ATOMIC_RELAXED);
-}
-
 struct st {
 	struct gvh_pair pair;
 	struct rte_mempool *rxp, *txp;
 	struct child ch;
 	uint64_t seq;
 	unsigned int kills[3], up_at[3], resumed, stops;
+	struct gvh_lsc lsc;
 };
 
 static struct st S;
 
+/* Both tests: the pools and the pair's names and socket; no port yet. */
 static int st_setup(void **state)
 {
 	memset(&S, 0, sizeof(S));
-	S.pair.vh = S.pair.gv = GVH_NO_PORT;
+	S.rxp = gvh_pool(2047);
+	S.txp = gvh_pool(2047);
+	gvh_pair_init(&S.pair);
 	*state = &S;
-	return 0;
+	return S.rxp && S.txp ? 0 : -1;
 }
 
 static int st_teardown(void **state)
@@ -234,7 +221,7 @@ static int st_teardown(void **state)
 
 	reap(&s->ch);
 	if (s->pair.gv != GVH_NO_PORT)
-		rte_eth_dev_callback_unregister(s->pair.gv, RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
+		gvh_lsc_unwatch(s->pair.gv, &s->lsc);
 	gvh_pair_destroy(&s->pair);
 	rte_mempool_free(s->rxp);
 	rte_mempool_free(s->txp);
@@ -244,20 +231,15 @@ static int st_teardown(void **state)
 /* Probe and set up gvirtio with LSC events. */
 static void gv_port(struct st *s, const char *devargs)
 {
-	struct rte_eth_conf conf = { 0 };
-	char args[300];
-	uint16_t gv;
+	struct gvh_port_conf c = { .mp = s->rxp, .nb_desc = NB_DESC, .intr_lsc = true };
 
-	snprintf(args, sizeof(args), "%s,path=%s,%s", s->pair.gv_name, s->pair.sock, devargs);
-	if (rte_dev_probe(args))
-		fail_msg("probe %s failed", args);
-	assert_int_equal(rte_eth_dev_get_port_by_name(s->pair.gv_name, &gv), 0);
-	s->pair.gv = gv;
-	conf.intr_conf.lsc = 1;
-	assert_int_equal(rte_eth_dev_configure(gv, 1, 1, &conf), 0);
-	assert_int_equal(rte_eth_rx_queue_setup(gv, 0, NB_DESC, SOCKET_ID_ANY, NULL, s->rxp), 0);
-	assert_int_equal(rte_eth_tx_queue_setup(gv, 0, NB_DESC, SOCKET_ID_ANY, NULL), 0);
-	assert_int_equal(rte_eth_dev_callback_register(gv, RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL), 0);
+	if (gvh_gv_add(&s->pair, devargs, &c) || gvh_lsc_watch(s->pair.gv, &s->lsc))
+		fail_msg("%s", gvh_error());
+}
+
+static int lsc_count(const struct st *s)
+{
+	return gvh_count(&s->lsc.up) + gvh_count(&s->lsc.down);
 }
 
 /* Frames out and (echoed) back, checked one by one. */
@@ -321,6 +303,19 @@ static void start_retry(struct st *s)
 	}
 }
 
+/*
+ * A new back-end on the pair's socket, waited for: connecting to gvirtio
+ * (server mode: 'c'), or listening and started (client mode: 'c', 'r';
+ * a killed one's socket file removed first).
+ */
+static bool backend_up(struct st *s, bool server)
+{
+	if (!server)
+		unlink(s->pair.sock);
+	spawn(&s->ch, s->pair.sock, server);
+	return child_msg(&s->ch, 20.0) == 'c' && (server || child_msg(&s->ch, 20.0) == 'r');
+}
+
 static unsigned int env_count(const char *name, unsigned int def)
 {
 	const char *v = getenv(name);
@@ -336,7 +331,8 @@ static unsigned int env_count(const char *name, unsigned int def)
 static void kill_once(struct st *s, unsigned int i, bool server)
 {
 	static const char *const names[] = { "negotiation", "ring set-up/start", "traffic" };
-	unsigned int phase = (unsigned int)(next_rand() % 3), lsc0;
+	unsigned int phase = (unsigned int)(next_rand() % 3);
+	int down0;
 	bool up = false, started = true;
 	struct killer k;
 	uint64_t delay;
@@ -358,7 +354,7 @@ static void kill_once(struct st *s, unsigned int i, bool server)
 		/* The back-end serves its socket up to 1 s after it listens. */
 		delay = phase == 0 ? next_rand() % 1000000 : 1000000 + next_rand() % 500000;
 	}
-	lsc0 = lsc_count();
+	down0 = gvh_count(&s->lsc.down);
 	killer_arm(&k, s->ch.pid, delay);
 	if (!server && phase != 2)
 		started = rte_eth_dev_start(s->pair.gv) == 0;
@@ -376,15 +372,9 @@ static void kill_once(struct st *s, unsigned int i, bool server)
 	/* The process runs on; the port goes link-down within the deadline. */
 	if (gvh_wait_link(s->pair.gv, false, 10.0))
 		fail_msg("kill %u (%s, %" PRIu64 " us): %s", i, names[phase], delay, gvh_error());
-	if (up) {
-		/* It had come up: an LSC event says it went down (bounded wait). */
-		double end = gvh_now() + 10.0;
-
-		while (lsc_count() == lsc0 && gvh_now() < end)
-			sched_yield();
-		if (lsc_count() == lsc0)
-			fail_msg("kill %u (%s): no LSC event", i, names[phase]);
-	}
+	/* It had come up: an LSC event says it went down (bounded wait). */
+	if (up && gvh_wait_count(&s->lsc.down, down0 + 1, 10.0, "link-down events"))
+		fail_msg("kill %u (%s): %s", i, names[phase], gvh_error());
 	for (int j = 0; started && j < 8; j++)
 		burst_round(s);
 }
@@ -395,43 +385,32 @@ static void test_kill_server(void **state)
 	unsigned int n = env_count("GV_FAULT_KILLS", 100);
 	double t0 = gvh_now();
 
-	s->rxp = gvh_pool(2047);
-	s->txp = gvh_pool(2047);
-	assert_non_null(s->rxp);
-	assert_non_null(s->txp);
-	gvh_pair_init(&s->pair);
 	/* The first back-end lets the probe (which waits for one) complete. */
 	spawn(&s->ch, s->pair.sock, 1);
 	gv_port(s, "server=1");
 	assert_int_equal(child_msg(&s->ch, 20.0), 'c');
 	start_retry(s);
 	for (unsigned int i = 0; i < n; i++) {
-		if (!s->ch.pid) {
-			spawn(&s->ch, s->pair.sock, 1);
-			if (child_msg(&s->ch, 20.0) != 'c')
-				fail_msg("kill %u: the back-end did not start", i);
-		}
+		if (!s->ch.pid && !backend_up(s, true))
+			fail_msg("kill %u: the back-end did not start", i);
 		kill_once(s, i, true);
 		if (i % 10 == 9) {
 			stop_check(s, "after a kill");
-			spawn(&s->ch, s->pair.sock, 1);
-			assert_int_equal(child_msg(&s->ch, 20.0), 'c');
+			assert_true(backend_up(s, true));
 			start_retry(s);
 		}
 	}
 	/* The last back-end carries traffic, then everything comes back. */
-	if (!s->ch.pid) {
-		spawn(&s->ch, s->pair.sock, 1);
-		assert_int_equal(child_msg(&s->ch, 20.0), 'c');
-	}
+	if (!s->ch.pid)
+		assert_true(backend_up(s, true));
 	if (gvh_wait_link(s->pair.gv, true, 20.0))
 		fail_msg("after the last kill: %s", gvh_error());
 	echo(s, 256, 20.0, "after the last kill");
 	stop_check(s, "at the end");
 	print_message("  server: %u kills: negotiation %u (link up at %u), set-up %u (up at %u), "
-		      "traffic %u; traffic resumed by itself %u times, %u stops, %u LSC events, "
+		      "traffic %u; traffic resumed by itself %u times, %u stops, %d LSC events, "
 		      "%.1f s\n", n, s->kills[0], s->up_at[0], s->kills[1], s->up_at[1],
-		      s->kills[2], s->resumed, s->stops, lsc_count(), gvh_now() - t0);
+		      s->kills[2], s->resumed, s->stops, lsc_count(s), gvh_now() - t0);
 }
 
 static void test_kill_client(void **state)
@@ -440,30 +419,16 @@ static void test_kill_client(void **state)
 	unsigned int n = env_count("GV_FAULT_KILLS_CLIENT", 20);
 	double t0 = gvh_now();
 
-	s->rxp = gvh_pool(2047);
-	s->txp = gvh_pool(2047);
-	assert_non_null(s->rxp);
-	assert_non_null(s->txp);
-	gvh_pair_init(&s->pair);
-	spawn(&s->ch, s->pair.sock, 0);
-	assert_int_equal(child_msg(&s->ch, 20.0), 'c');
-	assert_int_equal(child_msg(&s->ch, 20.0), 'r');
+	assert_true(backend_up(s, false));
 	gv_port(s, "server=0");
 	for (unsigned int i = 0; i < n; i++) {
-		if (!s->ch.pid) {
-			unlink(s->pair.sock); /* the killed one's socket file */
-			spawn(&s->ch, s->pair.sock, 0);
-			if (child_msg(&s->ch, 20.0) != 'c' || child_msg(&s->ch, 20.0) != 'r')
-				fail_msg("kill %u: the back-end did not start", i);
-		}
+		if (!s->ch.pid && !backend_up(s, false))
+			fail_msg("kill %u: the back-end did not start", i);
 		kill_once(s, i, false);
 		stop_check(s, "after a kill");
 	}
 	/* A last back-end: a start reconnects and traffic flows. */
-	unlink(s->pair.sock);
-	spawn(&s->ch, s->pair.sock, 0);
-	assert_int_equal(child_msg(&s->ch, 20.0), 'c');
-	assert_int_equal(child_msg(&s->ch, 20.0), 'r');
+	assert_true(backend_up(s, false));
 	start_retry(s);
 	echo(s, 256, 20.0, "after the last kill");
 	stop_check(s, "at the end");

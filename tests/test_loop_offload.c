@@ -4,9 +4,12 @@
  * device (net_gvirtio_loop): RSS queue choice and hash report through
  * gv_rss.c; transmit checksum offload and receive checksum status; TSO (a
  * 64 KB payload arrives as correct segments) on both ring layouts; LRO
- * (the same payload arrives whole, flagged, its checksum good).
+ * (the same payload arrives whole, flagged, its checksum partial).
  */
+#include "gv_test_inet.h"
 #include "gv_test_loop.h"
+
+#include "gv_pmd.h" /* GV_MAX_TX_SEGS */
 
 /* ----------------------------------------------------------------- RSS -- */
 
@@ -202,6 +205,72 @@ static void test_csum_offload(void **state)
 	port_remove(&p);
 }
 
+/*
+ * tx_prepare refuses what the device cannot do: it stops at the first such
+ * packet of the burst (the count of the good ones before it) and says why
+ * in rte_errno.
+ */
+static void prepare_refuses(const struct port *p, struct rte_mbuf *bad, int err)
+{
+	struct rte_ether_addr mac;
+	struct rte_mbuf *m[2];
+
+	rte_eth_macaddr_get(p->id, &mac);
+	m[0] = tcp_frame(&mac, 100, false);
+	m[1] = bad;
+	rte_errno = 0;
+	assert_int_equal(rte_eth_tx_prepare(p->id, 0, m, 2), 1);
+	assert_int_equal(rte_errno, err);
+	rte_pktmbuf_free(m[0]);
+	rte_pktmbuf_free(m[1]);
+}
+
+static void test_tx_prepare_refuses(void **state)
+{
+	static const uint64_t unsupported[] = {
+		RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_SCTP_CKSUM, /* no SCTP CRC in virtio */
+		RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_TCP_SEG, /* TSO not negotiated here */
+		RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_UDP_SEG, /* no UFO/USO */
+		RTE_MBUF_F_TX_OUTER_IPV4 | RTE_MBUF_F_TX_OUTER_IP_CKSUM, /* no tunnels */
+	};
+	struct port_cfg csum = { .txo = RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_MULTI_SEGS };
+	struct port_cfg tso = { .txo = RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_MULTI_SEGS };
+	struct rte_ether_addr mac;
+	struct rte_mbuf *m;
+	struct port p;
+
+	(void)state;
+	assert_int_equal(port_probe(&p, ""), 0);
+	port_start(&p, &csum);
+	rte_eth_macaddr_get(p.id, &mac);
+	for (unsigned int i = 0; i < RTE_DIM(unsupported); i++) {
+		m = tcp_frame(&mac, 100, false);
+		m->ol_flags = unsupported[i];
+		m->tso_segsz = 1000;
+		prepare_refuses(&p, m, ENOTSUP);
+	}
+	/* More segments than one chain may take. */
+	m = tcp_frame(&mac, 100, false);
+	while (m->nb_segs <= GV_MAX_TX_SEGS) {
+		struct rte_mbuf *s = rte_pktmbuf_alloc(mp);
+
+		assert_non_null(s);
+		assert_non_null(rte_pktmbuf_append(s, 1));
+		assert_int_equal(rte_pktmbuf_chain(m, s), 0);
+	}
+	prepare_refuses(&p, m, EINVAL);
+	port_remove(&p);
+
+	/* TSO negotiated, but a TSO packet without an MSS. */
+	assert_int_equal(port_probe(&p, ""), 0);
+	port_start(&p, &tso);
+	rte_eth_macaddr_get(p.id, &mac);
+	m = tcp_frame(&mac, 3000, true);
+	m->tso_segsz = 0;
+	prepare_refuses(&p, m, EINVAL);
+	port_remove(&p);
+}
+
 static void test_tso(void **state)
 {
 	const bool packed = *state != NULL;
@@ -256,6 +325,7 @@ static void test_lro(void **state)
 				.rxo = RTE_ETH_RX_OFFLOAD_TCP_LRO | RTE_ETH_RX_OFFLOAD_TCP_CKSUM };
 	const uint32_t payload = 65536 - 100, len = 54 + payload;
 	static uint8_t b[65536];
+	struct gti_info in;
 	struct port p;
 	struct rte_ether_addr mac;
 	struct rte_mbuf *r[4];
@@ -269,8 +339,18 @@ static void test_lro(void **state)
 	assert_int_equal(r[0]->pkt_len, len);
 	assert_true(r[0]->ol_flags & RTE_MBUF_F_RX_LRO);
 	assert_int_equal(r[0]->tso_segsz, 1448);
-	assert_int_equal(r[0]->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK, RTE_MBUF_F_RX_L4_CKSUM_GOOD);
+	/*
+	 * NEEDS_CSUM on a GSO packet: partial, reported so, left as the device
+	 * wrote it: the pseudo-header sum with the L4 length (the loop device
+	 * follows Linux), which completed is the checksum computed here.
+	 */
+	assert_int_equal(r[0]->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK, RTE_MBUF_F_RX_L4_CKSUM_NONE);
 	pkt_copy(r[0], len, b);
+	assert_true(gti_parse(b, len, &in));
+	assert_int_equal(gti_r16(b + in.csum_at),
+			 gti_fold(gti_pseudo(b, &in, len - in.l2 - in.l3, true)));
+	assert_int_equal(gti_complete(b, &in), gti_l4_csum(b, &in, true));
+	gti_w16(b + in.csum_at, gti_complete(b, &in));
 	assert_true(l4_csum_good(b, len));
 	free_all(r, 1);
 	assert_int_equal(stats(&p).rx_lro, 1);
@@ -284,6 +364,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rss),
 		cmocka_unit_test(test_csum_offload),
+		cmocka_unit_test(test_tx_prepare_refuses),
 		cmocka_unit_test_prestate(test_tso, NULL),
 		cmocka_unit_test_prestate(test_tso, (void *)1),
 		cmocka_unit_test(test_lro),

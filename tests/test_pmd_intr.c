@@ -28,7 +28,7 @@
 
 struct waiter {
 	uint16_t port;
-	volatile int ready; /* interrupts armed, about to sleep */
+	int ready; /* interrupts armed, about to sleep (atomic) */
 	int n_events; /* what rte_epoll_wait returned */
 	double woke; /* when it returned */
 	int ctl_ret, en_ret;
@@ -57,30 +57,24 @@ static void rx_interrupt_wakes(bool packed)
 {
 	struct rte_mempool *mp = gvh_pool(4096);
 	struct gvh_port_conf c = { .mp = mp };
-	struct rte_eth_conf conf = { 0 };
+	struct gvh_port_conf gc = { .mp = mp, .nb_desc = 256, .intr_rxq = true };
 	struct gvh_pair p;
 	struct waiter w = { 0 };
 	pthread_t th;
-	char args[512];
 	uint16_t got = 0;
 	double deadline, sent_at;
 
 	assert_non_null(mp);
 	gvh_pair_init(&p);
-	assert_int_equal(gvh_vhost_add(&p, false, &c), 0);
-	snprintf(args, sizeof(args), "%s,path=%s,packed_vq=%d", p.gv_name, p.sock, packed);
-	assert_int_equal(rte_dev_probe(args), 0);
-	assert_int_equal(rte_eth_dev_get_port_by_name(p.gv_name, &p.gv), 0);
-	conf.intr_conf.rxq = 1;
-	assert_int_equal(rte_eth_dev_configure(p.gv, 1, 1, &conf), 0);
-	assert_int_equal(rte_eth_rx_queue_setup(p.gv, 0, 256, 0, NULL, mp), 0);
-	assert_int_equal(rte_eth_tx_queue_setup(p.gv, 0, 256, 0, NULL), 0);
-	assert_int_equal(gvh_pair_start(&p, 10.0), 0);
+	if (gvh_vhost_add(&p, false, &c) ||
+	    gvh_gv_add(&p, packed ? "packed_vq=1" : "packed_vq=0", &gc) ||
+	    gvh_pair_start(&p, 10.0))
+		fail_msg("%s", gvh_error());
 
 	w.port = p.gv;
 	assert_int_equal(pthread_create(&th, NULL, wait_thread, &w), 0);
-	while (!__atomic_load_n(&w.ready, __ATOMIC_ACQUIRE))
-		sched_yield();
+	if (gvh_wait_count(&w.ready, 1, 10.0, "the waiter armed"))
+		fail_msg("%s", gvh_error());
 	assert_int_equal(w.ctl_ret, 0);
 	assert_int_equal(w.en_ret, 0);
 

@@ -341,31 +341,6 @@ static void ctrl_rx_modes(void **state)
 
 /* -------------------------------------------------------------- LSC ----- */
 
-static int lsc_up, lsc_down;
-
-static int lsc_cb(uint16_t port, enum rte_eth_event_type type, void *arg, void *ret)
-{
-	struct rte_eth_link link;
-
-	(void)arg;
-	(void)ret;
-	if (type != RTE_ETH_EVENT_INTR_LSC || rte_eth_link_get_nowait(port, &link))
-		return 0;
-	__atomic_fetch_add(link.link_status ? &lsc_up : &lsc_down, 1, __ATOMIC_RELEASE);
-	return 0;
-}
-
-static void wait_count(int *c, int want, const char *what)
-{
-	double end = gvh_now() + 15.0;
-
-	while (__atomic_load_n(c, __ATOMIC_ACQUIRE) < want) {
-		if (gvh_now() > end)
-			fail_msg("no %s event within 15 s", what);
-		sched_yield();
-	}
-}
-
 /*
  * gvirtio as server with LSC interrupts on; net_vhost connects as client.
  * Its removal must deliver a link-down event, a new back-end on the
@@ -375,36 +350,27 @@ static void lsc_events(void **state)
 {
 	struct rte_mempool *gmp = gvh_pool(2048), *vmp = gvh_pool(2048);
 	struct gvh_port_conf vc = { .mp = vmp };
-	struct rte_eth_conf conf = { 0 };
+	struct gvh_port_conf gc = { .mp = gmp, .nb_desc = 256, .intr_lsc = true };
 	const uint32_t one[1] = { 64 };
 	struct gvh_pair p, p2;
-	char args[256];
+	struct gvh_lsc lsc;
 	int up0;
 
 	(void)state;
 	assert_non_null(gmp);
 	assert_non_null(vmp);
 	gvh_pair_init(&p);
-	if (gvh_vhost_add(&p, true, &vc))
-		fail_msg("%s", gvh_error());
-	snprintf(args, sizeof(args), "%s,path=%s,server=1", p.gv_name, p.sock);
-	assert_int_equal(rte_dev_probe(args), 0);
-	assert_int_equal(rte_eth_dev_get_port_by_name(p.gv_name, &p.gv), 0);
-	conf.intr_conf.lsc = 1;
-	assert_int_equal(rte_eth_dev_configure(p.gv, 1, 1, &conf), 0);
-	assert_int_equal(rte_eth_rx_queue_setup(p.gv, 0, 256, 0, NULL, gmp), 0);
-	assert_int_equal(rte_eth_tx_queue_setup(p.gv, 0, 256, 0, NULL), 0);
-	assert_int_equal(rte_eth_dev_callback_register(p.gv, RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL),
-			 0);
-	if (gvh_pair_start(&p, 10.0))
+	if (gvh_vhost_add(&p, true, &vc) || gvh_gv_add(&p, "server=1", &gc) ||
+	    gvh_lsc_watch(p.gv, &lsc) || gvh_pair_start(&p, 10.0))
 		fail_msg("%s", gvh_error());
 	spread(p.gv, p.vh, gmp, one, 1);
-	up0 = __atomic_load_n(&lsc_up, __ATOMIC_ACQUIRE);
-	assert_int_equal(__atomic_load_n(&lsc_down, __ATOMIC_ACQUIRE), 0);
+	up0 = gvh_count(&lsc.up);
+	assert_int_equal(gvh_count(&lsc.down), 0);
 
 	/* The back-end goes: link down, by event. */
 	assert_int_equal(gvh_port_remove(&p.vh), 0);
-	wait_count(&lsc_down, 1, "link-down");
+	if (gvh_wait_count(&lsc.down, 1, 15.0, "link-down events"))
+		fail_msg("%s", gvh_error());
 	assert_int_equal(gvh_wait_link(p.gv, false, 1.0), 0);
 
 	/* A new back-end connects to the running port: link up, by event. */
@@ -413,16 +379,17 @@ static void lsc_events(void **state)
 	if (gvh_vhost_add(&p2, true, &vc))
 		fail_msg("%s", gvh_error());
 	assert_int_equal(rte_eth_dev_start(p2.vh), 0);
-	wait_count(&lsc_up, up0 + 1, "link-up");
+	if (gvh_wait_count(&lsc.up, up0 + 1, 15.0, "link-up events"))
+		fail_msg("%s", gvh_error());
 	assert_int_equal(gvh_wait_link(p.gv, true, 1.0), 0);
 	assert_int_equal(gvh_wait_link(p2.vh, true, 10.0), 0);
 	p2.gv = p.gv;
 	p.gv = GVH_NO_PORT;
 	spread(p2.gv, p2.vh, gmp, one, 1);
 	spread(p2.vh, p2.gv, vmp, one, 1);
-	assert_int_equal(__atomic_load_n(&lsc_down, __ATOMIC_ACQUIRE), 1);
+	assert_int_equal(gvh_count(&lsc.down), 1);
 
-	rte_eth_dev_callback_unregister(p2.gv, RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
+	gvh_lsc_unwatch(p2.gv, &lsc);
 	gvh_pair_destroy(&p2);
 	gvh_pair_destroy(&p);
 	assert_true(gvh_pool_full(gmp));

@@ -640,44 +640,39 @@ static const fz_op g_ops[] = {
 
 /* ------------------------------------------------------------- one run -- */
 
-static uint64_t offered_from(uint8_t b0, uint8_t b2, uint8_t b3)
-{
-	uint64_t f = 0;
+/* Which bit of which configuration byte offers which features. */
+static const struct {
+	uint8_t byte, mask;
+	uint64_t features;
+} g_offer_bits[] = {
+	{ 0, 1, GV_BIT(GV_F_RING_PACKED) },
+	{ 0, 2, GV_BIT(GV_NET_F_MRG_RXBUF) },
+	{ 0, 4, GV_BIT(GV_F_IN_ORDER) },
+	{ 0, 8, GV_BIT(GV_F_RING_INDIRECT_DESC) },
+	{ 0, 16, GV_BIT(GV_F_RING_EVENT_IDX) },
+	{ 2, 32, GV_BIT(GV_NET_F_MQ) },
+	{ 2, 64, GV_BIT(GV_NET_F_CTRL_VQ) | GV_BIT(GV_NET_F_CTRL_RX) | GV_BIT(GV_NET_F_CTRL_VLAN) |
+		 GV_BIT(GV_NET_F_CTRL_MAC_ADDR) | GV_BIT(GV_NET_F_GUEST_ANNOUNCE) },
+	{ 2, 128, GV_BIT(GV_NET_F_RSS) | GV_BIT(GV_NET_F_HASH_REPORT) },
+	{ 3, 1, GV_BIT(GV_NET_F_STATUS) },
+	{ 3, 2, GV_BIT(GV_NET_F_MTU) },
+	{ 3, 4, GV_BIT(GV_NET_F_SPEED_DUPLEX) },
+	{ 3, 8, GV_BIT(GV_NET_F_MAC) },
+	{ 3, 16, GV_BIT(GV_F_ORDER_PLATFORM) },
+	{ 3, 32, GV_BIT(GV_NET_F_CSUM) | GV_BIT(GV_NET_F_GUEST_CSUM) },
+	{ 3, 64, GV_BIT(GV_NET_F_HOST_TSO4) | GV_BIT(GV_NET_F_HOST_TSO6) |
+		 GV_BIT(GV_NET_F_GUEST_TSO4) | GV_BIT(GV_NET_F_GUEST_TSO6) },
+};
 
-	if (!(b0 & 128))
-		f |= GV_BIT(GV_F_VERSION_1);
-	if (b0 & 1)
-		f |= GV_BIT(GV_F_RING_PACKED);
-	if (b0 & 2)
-		f |= GV_BIT(GV_NET_F_MRG_RXBUF);
-	if (b0 & 4)
-		f |= GV_BIT(GV_F_IN_ORDER);
-	if (b0 & 8)
-		f |= GV_BIT(GV_F_RING_INDIRECT_DESC);
-	if (b0 & 16)
-		f |= GV_BIT(GV_F_RING_EVENT_IDX);
-	if (b2 & 32)
-		f |= GV_BIT(GV_NET_F_MQ);
-	if (b2 & 64)
-		f |= GV_BIT(GV_NET_F_CTRL_VQ) | GV_BIT(GV_NET_F_CTRL_RX) | GV_BIT(GV_NET_F_CTRL_VLAN) |
-		     GV_BIT(GV_NET_F_CTRL_MAC_ADDR) | GV_BIT(GV_NET_F_GUEST_ANNOUNCE);
-	if (b2 & 128)
-		f |= GV_BIT(GV_NET_F_RSS) | GV_BIT(GV_NET_F_HASH_REPORT);
-	if (b3 & 1)
-		f |= GV_BIT(GV_NET_F_STATUS);
-	if (b3 & 2)
-		f |= GV_BIT(GV_NET_F_MTU);
-	if (b3 & 4)
-		f |= GV_BIT(GV_NET_F_SPEED_DUPLEX);
-	if (b3 & 8)
-		f |= GV_BIT(GV_NET_F_MAC);
-	if (b3 & 16)
-		f |= GV_BIT(GV_F_ORDER_PLATFORM);
-	if (b3 & 32)
-		f |= GV_BIT(GV_NET_F_CSUM) | GV_BIT(GV_NET_F_GUEST_CSUM);
-	if (b3 & 64)
-		f |= GV_BIT(GV_NET_F_HOST_TSO4) | GV_BIT(GV_NET_F_HOST_TSO6) |
-		     GV_BIT(GV_NET_F_GUEST_TSO4) | GV_BIT(GV_NET_F_GUEST_TSO6);
+/* The device's offer from configuration bytes b[0..3]: VERSION_1 unless
+ * bit 7 of b[0], then the table above. */
+static uint64_t offered_from(const uint8_t b[4])
+{
+	uint64_t f = (b[0] & 128) ? 0 : GV_BIT(GV_F_VERSION_1);
+
+	for (unsigned int i = 0; i < RTE_DIM(g_offer_bits); i++)
+		if (b[g_offer_bits[i].byte] & g_offer_bits[i].mask)
+			f |= g_offer_bits[i].features;
 	return f;
 }
 
@@ -715,7 +710,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memset(&g_fzd.cfg, 0, sizeof(g_fzd.cfg));
 	fz_bytes(&in, g_fzd.cfg, FZD_CFG_LEN);
-	g_fzd.offered = offered_from(b0, b2, b3);
+	g_fzd.offered = offered_from((const uint8_t[4]){ b0, b1, b2, b3 });
 	g_fzd.qmax = qmax;
 	g_fzd.in = &in;
 	g_fzd.ctrl_cmds = 0;

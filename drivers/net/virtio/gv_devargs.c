@@ -6,6 +6,7 @@
  * same keys without path and server). Every value is untrusted text:
  * numbers are range-checked, booleans are exactly 0 or 1, unknown keys are
  * refused. Needs rte_kvargs, rte_ether and rte_log only (fuzzed alone).
+ * Its value parsers and key loop (gv_devarg_*) serve net_gvirtio_loop too.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -37,14 +38,26 @@ static const char *const pci_keys[] = {
 	KEY_QUEUES, KEY_QSIZE, KEY_MAC, KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_PATHSEL, KEY_SPEED, NULL,
 };
 
-static int parse_uint(const char *key, const char *v, uint32_t min, uint32_t max, uint32_t *out)
+/* ------------------------------------------- shared by every parser -- */
+
+int gv_devarg_num(const char *v, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char *end;
-	unsigned long n;
+	unsigned long long n;
 
 	errno = 0;
-	n = strtoul(v, &end, 0);
-	if (errno || end == v || *end || v[0] == '-' || n < min || n > max) {
+	n = strtoull(v, &end, 0);
+	if (errno || end == v || *end || v[0] == '-' || n < min || n > max)
+		return -EINVAL;
+	*out = n;
+	return 0;
+}
+
+int gv_devarg_uint(const char *key, const char *v, uint32_t min, uint32_t max, uint32_t *out)
+{
+	uint64_t n;
+
+	if (gv_devarg_num(v, min, max, &n)) {
 		GV_LOG(ERR, "devarg %s=%s: expected a number from %u to %u", key, v, min, max);
 		return -EINVAL;
 	}
@@ -52,7 +65,7 @@ static int parse_uint(const char *key, const char *v, uint32_t min, uint32_t max
 	return 0;
 }
 
-static int parse_bool(const char *key, const char *v, bool *out)
+int gv_devarg_bool(const char *key, const char *v, bool *out)
 {
 	if (strcmp(v, "0") && strcmp(v, "1")) {
 		GV_LOG(ERR, "devarg %s=%s: expected 0 or 1", key, v);
@@ -62,15 +75,76 @@ static int parse_bool(const char *key, const char *v, bool *out)
 	return 0;
 }
 
+int gv_devarg_mac(const char *key, const char *v, bool allow_zero, struct rte_ether_addr *mac,
+		  bool *have)
+{
+	if (rte_ether_unformat_addr(v, mac) || rte_is_multicast_ether_addr(mac) ||
+	    (!allow_zero && rte_is_zero_ether_addr(mac))) {
+		GV_LOG(ERR, "devarg %s=%s: expected a unicast address xx:xx:xx:xx:xx:xx", key, v);
+		return -EINVAL;
+	}
+	*have = true;
+	return 0;
+}
+
+int gv_devarg_datapath(const char *key, const char *v, enum gv_force_path *out)
+{
+	static const char *const names[] = { [GV_FORCE_SIMPLE] = "simple",
+					     [GV_FORCE_INORDER] = "inorder",
+					     [GV_FORCE_FULL] = "full" };
+
+	for (unsigned int i = GV_FORCE_SIMPLE; i <= GV_FORCE_FULL; i++) {
+		if (!strcmp(v, names[i])) {
+			*out = (enum gv_force_path)i;
+			return 0;
+		}
+	}
+	GV_LOG(ERR, "devarg %s=%s: expected simple, inorder or full", key, v);
+	return -EINVAL;
+}
+
+int gv_devargs_each(const char *name, const char *args, const char *const *keys,
+		    int (*fn)(const char *key, const char *v, void *opaque), void *opaque)
+{
+	struct rte_kvargs *kv;
+	int ret = 0;
+
+	kv = rte_kvargs_parse(args ? args : "", NULL);
+	if (!kv) {
+		GV_LOG(ERR, "%s: cannot parse devargs \"%s\": expected key=value,...", name, args);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < kv->count && ret == 0; i++) {
+		const char *key = kv->pairs[i].key, *v = kv->pairs[i].value;
+		char valid[256] = "";
+		bool known = false;
+
+		for (unsigned int k = 0; keys[k]; k++)
+			known |= !strcmp(key, keys[k]);
+		if (!known) {
+			for (unsigned int k = 0; keys[k]; k++)
+				snprintf(valid + strlen(valid), sizeof(valid) - strlen(valid), "%s%s",
+					 k ? ", " : "", keys[k]);
+			GV_LOG(ERR, "%s: unknown devarg \"%s\"; valid: %s", name, key, valid);
+			ret = -EINVAL;
+		} else if (!v) {
+			GV_LOG(ERR, "devarg %s: needs a value", key);
+			ret = -EINVAL;
+		} else {
+			ret = fn(key, v, opaque);
+		}
+	}
+	rte_kvargs_free(kv);
+	return ret;
+}
+
+/* ------------------------------------------ net_gvirtio_user and PCI -- */
+
 static int parse_one(const char *key, const char *v, void *opaque)
 {
 	struct gv_user_args *a = opaque;
 	uint32_t n;
 
-	if (!v) {
-		GV_LOG(ERR, "devarg %s: needs a value", key);
-		return -EINVAL;
-	}
 	if (!strcmp(key, KEY_PATH)) {
 		if (!*v || strlen(v) >= GV_USER_SUN_PATH) {
 			GV_LOG(ERR, "devarg path=%s: expected a unix socket path of 1 to %zu bytes",
@@ -82,75 +156,28 @@ static int parse_one(const char *key, const char *v, void *opaque)
 		return 0;
 	}
 	if (!strcmp(key, KEY_SERVER))
-		return parse_bool(key, v, &a->server);
+		return gv_devarg_bool(key, v, &a->server);
 	if (!strcmp(key, KEY_PACKED))
-		return parse_bool(key, v, &a->packed);
+		return gv_devarg_bool(key, v, &a->packed);
 	if (!strcmp(key, KEY_MRG))
-		return parse_bool(key, v, &a->mrg);
+		return gv_devarg_bool(key, v, &a->mrg);
 	if (!strcmp(key, KEY_INORDER))
-		return parse_bool(key, v, &a->in_order);
+		return gv_devarg_bool(key, v, &a->in_order);
 	if (!strcmp(key, KEY_QUEUES))
-		return parse_uint(key, v, 1, GV_MAX_QUEUE_PAIRS, &a->queues);
+		return gv_devarg_uint(key, v, 1, GV_MAX_QUEUE_PAIRS, &a->queues);
 	if (!strcmp(key, KEY_QSIZE))
-		return parse_uint(key, v, GV_USER_QUEUE_MIN, GV_USER_QUEUE_MAX, &a->queue_size);
+		return gv_devarg_uint(key, v, GV_USER_QUEUE_MIN, GV_USER_QUEUE_MAX, &a->queue_size);
 	if (!strcmp(key, KEY_SPEED)) {
-		if (parse_uint(key, v, 0, UINT32_MAX, &n))
+		if (gv_devarg_uint(key, v, 0, UINT32_MAX, &n))
 			return -EINVAL;
 		a->speed = n;
 		return 0;
 	}
-	if (!strcmp(key, KEY_MAC)) {
-		if (rte_ether_unformat_addr(v, &a->mac) || rte_is_multicast_ether_addr(&a->mac)) {
-			GV_LOG(ERR, "devarg mac=%s: expected a unicast address xx:xx:xx:xx:xx:xx", v);
-			return -EINVAL;
-		}
-		a->have_mac = true;
-		return 0;
-	}
-	if (!strcmp(key, KEY_PATHSEL)) {
-		static const char *const names[] = { [GV_FORCE_SIMPLE] = "simple",
-						     [GV_FORCE_INORDER] = "inorder",
-						     [GV_FORCE_FULL] = "full" };
-
-		for (unsigned int i = GV_FORCE_SIMPLE; i <= GV_FORCE_FULL; i++) {
-			if (!strcmp(v, names[i])) {
-				a->force = (enum gv_force_path)i;
-				return 0;
-			}
-		}
-		GV_LOG(ERR, "devarg datapath=%s: expected simple, inorder or full", v);
-		return -EINVAL;
-	}
+	if (!strcmp(key, KEY_MAC))
+		return gv_devarg_mac(key, v, true, &a->mac, &a->have_mac);
+	if (!strcmp(key, KEY_PATHSEL))
+		return gv_devarg_datapath(key, v, &a->force);
 	return -EINVAL;
-}
-
-/* Parse args against `keys` (their list for messages: `valid`) into *a. */
-static int parse_kv(const char *name, const char *args, struct gv_user_args *a,
-		    const char *const *keys, const char *valid)
-{
-	struct rte_kvargs *kv;
-	int ret = 0;
-
-	kv = rte_kvargs_parse(args ? args : "", NULL);
-	if (!kv) {
-		GV_LOG(ERR, "%s: cannot parse devargs \"%s\": expected key=value,...", name, args);
-		return -EINVAL;
-	}
-	for (unsigned int i = 0; i < kv->count && ret == 0; i++) {
-		const char *key = kv->pairs[i].key;
-		bool known = false;
-
-		for (unsigned int k = 0; keys[k]; k++)
-			known |= !strcmp(key, keys[k]);
-		if (!known) {
-			GV_LOG(ERR, "%s: unknown devarg \"%s\"; valid: %s", name, key, valid);
-			ret = -EINVAL;
-			break;
-		}
-		ret = parse_one(key, kv->pairs[i].value, a);
-	}
-	rte_kvargs_free(kv);
-	return ret;
 }
 
 static void defaults(struct gv_user_args *a)
@@ -167,9 +194,7 @@ int gv_user_parse_args(const char *name, const char *args, struct gv_user_args *
 	int ret;
 
 	defaults(a);
-	ret = parse_kv(name, args, a, valid_keys,
-		       "path, server, queues, queue_size, mac, packed_vq, mrg_rxbuf, in_order, "
-		       "datapath, speed");
+	ret = gv_devargs_each(name, args, valid_keys, parse_one, a);
 	if (ret == 0 && !a->have_path) {
 		GV_LOG(ERR, "%s: devarg path=<unix socket> is required", name);
 		ret = -EINVAL;
@@ -181,6 +206,5 @@ int gv_pci_parse_args(const char *name, const char *args, struct gv_user_args *a
 {
 	defaults(a);
 	a->queues = 0; /* as many as the device has */
-	return parse_kv(name, args, a, pci_keys,
-			"queues, queue_size, mac, packed_vq, mrg_rxbuf, in_order, datapath, speed");
+	return gv_devargs_each(name, args, pci_keys, parse_one, a);
 }

@@ -49,4 +49,27 @@ int gv_user_parse_args(const char *name, const char *args, struct gv_user_args *
  */
 int gv_pci_parse_args(const char *name, const char *args, struct gv_user_args *a);
 
+/*
+ * What every devargs parser of the PMD shares (net_gvirtio_loop's too).
+ * Values are untrusted text; each returns 0 or -EINVAL, and all but
+ * gv_devarg_num log what they expected for `key`.
+ */
+/* A whole decimal/hex/octal number in [min, max], no sign (no log). */
+int gv_devarg_num(const char *v, uint64_t min, uint64_t max, uint64_t *out);
+int gv_devarg_uint(const char *key, const char *v, uint32_t min, uint32_t max, uint32_t *out);
+/* Exactly "0" or "1". */
+int gv_devarg_bool(const char *key, const char *v, bool *out);
+/* A unicast MAC address (00:00:00:00:00:00 only if allow_zero); *have set. */
+int gv_devarg_mac(const char *key, const char *v, bool allow_zero, struct rte_ether_addr *mac,
+		  bool *have);
+/* simple, inorder or full. */
+int gv_devarg_datapath(const char *key, const char *v, enum gv_force_path *out);
+/*
+ * Parse "key=value,..." (args may be NULL) and hand each pair to fn, in
+ * order, until one fails: a key not in `keys` (NULL-terminated; the
+ * message lists them) or a key without a value is refused here.
+ */
+int gv_devargs_each(const char *name, const char *args, const char *const *keys,
+		    int (*fn)(const char *key, const char *v, void *opaque), void *opaque);
+
 #endif /* GV_DEVARGS_H */

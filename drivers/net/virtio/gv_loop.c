@@ -16,8 +16,8 @@
 #include <bus_vdev_driver.h>
 #include <ethdev_driver.h>
 #include <ethdev_vdev.h>
-#include <rte_kvargs.h>
 
+#include "gv_devargs.h"
 #include "gv_loop_priv.h"
 
 #define GV_LOOP_QUEUE_MAX 32768
@@ -338,46 +338,11 @@ struct loop_args {
 	enum gv_force_path force;
 };
 
-static int parse_u64(const char *v, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long n;
-
-	errno = 0;
-	n = strtoull(v, &end, 0);
-	if (errno || end == v || *end || v[0] == '-' || n < min || n > max)
-		return -EINVAL;
-	*out = n;
-	return 0;
-}
-
-static int parse_uint(const char *key, const char *v, uint32_t min, uint32_t max, uint32_t *out)
-{
-	uint64_t n;
-
-	if (parse_u64(v, min, max, &n)) {
-		GV_LOG(ERR, "devarg %s=%s: expected a number from %u to %u", key, v, min, max);
-		return -EINVAL;
-	}
-	*out = (uint32_t)n;
-	return 0;
-}
-
-static int parse_bool(const char *key, const char *v, bool *out)
-{
-	if (strcmp(v, "0") && strcmp(v, "1")) {
-		GV_LOG(ERR, "devarg %s=%s: expected 0 or 1", key, v);
-		return -EINVAL;
-	}
-	*out = v[0] == '1';
-	return 0;
-}
-
 static int parse_features(const char *v, uint64_t *out)
 {
 	uint64_t n;
 
-	if (parse_u64(v, 0, UINT64_MAX, &n) || (n & ~GV_LOOP_EXTRA_OK)) {
+	if (gv_devarg_num(v, 0, UINT64_MAX, &n) || (n & ~GV_LOOP_EXTRA_OK)) {
 		GV_LOG(ERR, "devarg features=%s: expected a mask (e.g. 0x%" PRIx64 ") of bits "
 		       "within 0x%" PRIx64 " (RSS 60, HASH_REPORT 57, ORDER_PLATFORM 36, "
 		       "ACCESS_PLATFORM 33, ANY_LAYOUT 27 and the base set)",
@@ -388,88 +353,44 @@ static int parse_features(const char *v, uint64_t *out)
 	return 0;
 }
 
-static int parse_one(const char *key, const char *v, struct loop_args *a)
+static int parse_one(const char *key, const char *v, void *opaque)
 {
-	if (!v) {
-		GV_LOG(ERR, "devarg %s: needs a value", key);
-		return -EINVAL;
-	}
+	struct loop_args *a = opaque;
+
 	if (!strcmp(key, KEY_QUEUES))
-		return parse_uint(key, v, 1, GV_LOOP_MAX_PAIRS, &a->queues);
+		return gv_devarg_uint(key, v, 1, GV_LOOP_MAX_PAIRS, &a->queues);
 	if (!strcmp(key, KEY_QSIZE))
-		return parse_uint(key, v, 2, GV_LOOP_QUEUE_MAX, &a->queue_size);
+		return gv_devarg_uint(key, v, 2, GV_LOOP_QUEUE_MAX, &a->queue_size);
 	if (!strcmp(key, KEY_MTU))
-		return parse_uint(key, v, 68, 65535, &a->mtu);
+		return gv_devarg_uint(key, v, 68, 65535, &a->mtu);
 	if (!strcmp(key, KEY_SPEED))
-		return parse_uint(key, v, 0, 0x7fffffff, &a->speed);
+		return gv_devarg_uint(key, v, 0, 0x7fffffff, &a->speed);
 	if (!strcmp(key, KEY_CTRL_SILENT))
-		return parse_bool(key, v, &a->ctrl_silent);
+		return gv_devarg_bool(key, v, &a->ctrl_silent);
 	if (!strcmp(key, KEY_PACKED))
-		return parse_bool(key, v, &a->packed);
+		return gv_devarg_bool(key, v, &a->packed);
 	if (!strcmp(key, KEY_MRG))
-		return parse_bool(key, v, &a->mrg);
+		return gv_devarg_bool(key, v, &a->mrg);
 	if (!strcmp(key, KEY_INORDER))
-		return parse_bool(key, v, &a->in_order);
+		return gv_devarg_bool(key, v, &a->in_order);
 	if (!strcmp(key, KEY_FEATURES))
 		return parse_features(v, &a->extra);
-	if (!strcmp(key, KEY_MAC)) {
-		if (rte_ether_unformat_addr(v, &a->mac) || rte_is_multicast_ether_addr(&a->mac) ||
-		    rte_is_zero_ether_addr(&a->mac)) {
-			GV_LOG(ERR, "devarg mac=%s: expected a unicast address xx:xx:xx:xx:xx:xx", v);
-			return -EINVAL;
-		}
-		a->have_mac = true;
-		return 0;
-	}
-	if (!strcmp(key, KEY_PATHSEL)) {
-		static const char *const names[] = { [GV_FORCE_SIMPLE] = "simple",
-						     [GV_FORCE_INORDER] = "inorder",
-						     [GV_FORCE_FULL] = "full" };
-
-		for (unsigned int i = GV_FORCE_SIMPLE; i <= GV_FORCE_FULL; i++) {
-			if (!strcmp(v, names[i])) {
-				a->force = (enum gv_force_path)i;
-				return 0;
-			}
-		}
-		GV_LOG(ERR, "devarg datapath=%s: expected simple, inorder or full", v);
-		return -EINVAL;
-	}
+	if (!strcmp(key, KEY_MAC))
+		return gv_devarg_mac(key, v, false, &a->mac, &a->have_mac);
+	if (!strcmp(key, KEY_PATHSEL))
+		return gv_devarg_datapath(key, v, &a->force);
 	return -EINVAL;
 }
 
 static int parse_args(const char *name, const char *args, struct loop_args *a)
 {
-	struct rte_kvargs *kv;
-	int ret = 0;
-
 	memset(a, 0, sizeof(*a));
 	a->queues = 1;
 	a->queue_size = GV_LOOP_DEFAULT_QMAX;
 	a->mtu = RTE_ETHER_MTU;
 	a->mrg = true;
 	a->in_order = true;
-	kv = rte_kvargs_parse(args ? args : "", NULL);
-	if (!kv) {
-		GV_LOG(ERR, "%s: cannot parse devargs \"%s\": expected key=value,...", name, args);
-		return -EINVAL;
-	}
-	for (unsigned int i = 0; i < kv->count && ret == 0; i++) {
-		const char *key = kv->pairs[i].key;
-		bool known = false;
-
-		for (unsigned int k = 0; valid_keys[k]; k++)
-			known |= !strcmp(key, valid_keys[k]);
-		if (!known) {
-			GV_LOG(ERR, "%s: unknown devarg \"%s\"; valid: queues, queue_size, packed_vq, "
-			       "mrg_rxbuf, in_order, features, mac, mtu, speed, datapath, ctrl_silent", name, key);
-			ret = -EINVAL;
-			break;
-		}
-		ret = parse_one(key, kv->pairs[i].value, a);
-	}
-	rte_kvargs_free(kv);
-	return ret;
+	return gv_devargs_each(name, args, valid_keys, parse_one, a);
 }
 
 static uint64_t offered_features(const struct loop_args *a)

@@ -4,9 +4,10 @@
  *   TX: tx_pkt_prepare (pseudo-header checksums, IPv4 header checksum in
  *       software, VLAN insertion, refusing what the device cannot do) and
  *       the header fill (NEEDS_CSUM, GSO fields);
- *   RX: checksum status from the header (DATA_VALID: good; NEEDS_CSUM:
- *       completed here, then good; offsets outside the packet: bad), LRO
- *       (gso_type/gso_size), VLAN strip, packet type.
+ *   RX: checksum status from the header (DATA_VALID: good; NEEDS_CSUM at
+ *       the L4 header: none, the partial sum left in place, as DPDK's
+ *       net_virtio; elsewhere: completed here; offsets outside the packet:
+ *       bad), LRO (gso_type/gso_size), VLAN strip, packet type.
  * Nothing here trusts the header the device wrote: offsets are checked
  * against the packet before anything is read or written.
  */
@@ -191,17 +192,41 @@ void gv_tx_fill_hdr(struct gv_net_hdr *h, const struct rte_mbuf *m)
 /* --------------------------------------------------------------- RX -- */
 
 /*
- * NEEDS_CSUM: the device left a partial checksum (pseudo-header sum) at
- * csum_start + csum_offset; finish it over [csum_start, end). Returns
- * false when the offsets do not lie inside the packet.
+ * NEEDS_CSUM (virtio 5.1.6.4): the device validated the data, but the
+ * checksum at csum_start + csum_offset is partial (the pseudo-header sum).
+ * Where that field is the parsed TCP or UDP header's own, the packet is in
+ * exactly the state of RTE_MBUF_F_RX_L4_CKSUM_NONE ("not correct in the
+ * packet, data integrity verified"), as DPDK's net_virtio reports it: the
+ * bytes stay as they came, for an app that trusts the data or hands the
+ * checksum to its own TX offload. This also holds for a GSO (LRO) packet,
+ * whose partial sum may or may not carry the length term (Linux puts it
+ * in, DPDK's vhost library leaves it out), so no completion here could be
+ * trusted for it.
  */
-static bool rx_complete_csum(struct rte_mbuf *m, uint16_t start, uint16_t off)
+static bool rx_csum_at_l4(const struct rte_mbuf *m, const struct rte_net_hdr_lens *lens,
+			  uint16_t start, uint16_t off)
 {
-	uint32_t at = (uint32_t)start + off;
+	if (start != lens->l2_len + lens->l3_len)
+		return false;
+	switch (m->packet_type & RTE_PTYPE_L4_MASK) {
+	case RTE_PTYPE_L4_TCP:
+		return off == offsetof(struct rte_tcp_hdr, cksum);
+	case RTE_PTYPE_L4_UDP:
+		return off == offsetof(struct rte_udp_hdr, dgram_cksum);
+	default:
+		return false;
+	}
+}
+
+/*
+ * NEEDS_CSUM anywhere else (an inner header, a protocol not parsed here):
+ * finish the partial sum over [csum_start, end) as the spec tells a driver
+ * to. The caller checked that the field lies in the first segment.
+ */
+static bool rx_complete_csum(struct rte_mbuf *m, uint32_t start, uint32_t at)
+{
 	uint16_t sum = 0, csum;
 
-	if (start >= m->pkt_len || at + 2 > m->pkt_len || at + 2 > m->data_len)
-		return false;
 	if (rte_raw_cksum_mbuf(m, start, m->pkt_len - start, &sum))
 		return false;
 	csum = (uint16_t)~sum;
@@ -212,26 +237,51 @@ static bool rx_complete_csum(struct rte_mbuf *m, uint16_t start, uint16_t off)
 	return true;
 }
 
+/*
+ * The L4 checksum state of a received packet:
+ *  - NEEDS_CSUM at the L4 header's checksum field: NONE, bytes untouched;
+ *  - NEEDS_CSUM elsewhere: completed in software, then UNKNOWN (the L4
+ *    flag says nothing about a checksum that is not the L4 header's); a
+ *    GSO packet is left as it is (UNKNOWN), see above;
+ *  - NEEDS_CSUM with offsets outside the packet: BAD (the device lied);
+ *  - DATA_VALID: GOOD (for an LRO packet too, as NICs report coalesced
+ *    packets whose segments they verified);
+ *  - nothing: UNKNOWN.
+ */
+static uint64_t rx_csum_flags(struct rte_mbuf *m, const struct rte_net_hdr_lens *lens,
+			      const struct gv_net_hdr *h, bool gso)
+{
+	uint32_t start = h->csum_start, at = start + h->csum_offset;
+
+	if (h->flags & GV_NET_HDR_F_NEEDS_CSUM) {
+		if (start >= m->pkt_len || at + 2 > m->pkt_len || at + 2 > m->data_len)
+			return RTE_MBUF_F_RX_L4_CKSUM_BAD;
+		if (rx_csum_at_l4(m, lens, h->csum_start, h->csum_offset))
+			return RTE_MBUF_F_RX_L4_CKSUM_NONE;
+		if (gso)
+			return RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN;
+		return rx_complete_csum(m, start, at)
+			       ? RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN
+			       : RTE_MBUF_F_RX_L4_CKSUM_BAD;
+	}
+	if (h->flags & GV_NET_HDR_F_DATA_VALID)
+		return RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+	return RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN;
+}
+
 void gv_rx_offload(const struct gv_rxq *rxq, struct rte_mbuf *m, const struct gv_net_hdr *h)
 {
 	struct rte_net_hdr_lens lens;
+	bool gso = (h->gso_type & ~GV_NET_HDR_GSO_ECN) != GV_NET_HDR_GSO_NONE;
 
 	m->packet_type = rte_net_get_ptype(m, &lens, RTE_PTYPE_ALL_MASK);
-	if (rxq->ol_csum) {
-		if (h->flags & GV_NET_HDR_F_NEEDS_CSUM) {
-			if (rx_complete_csum(m, h->csum_start, h->csum_offset)) {
-				m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_GOOD;
-			} else {
-				m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_BAD;
-			}
-		} else if (h->flags & GV_NET_HDR_F_DATA_VALID) {
-			m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_GOOD;
-		} else {
-			m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN;
-		}
-	}
-	if (rxq->ol_lro && (h->gso_type & ~GV_NET_HDR_GSO_ECN) != GV_NET_HDR_GSO_NONE &&
-	    h->gso_size) {
+	/*
+	 * LRO alone also negotiates GUEST_CSUM, so the device may leave
+	 * partial sums then too: the state is reported for either offload.
+	 */
+	if (rxq->ol_csum || rxq->ol_lro)
+		m->ol_flags |= rx_csum_flags(m, &lens, h, gso);
+	if (rxq->ol_lro && gso && h->gso_size) {
 		m->ol_flags |= RTE_MBUF_F_RX_LRO;
 		m->tso_segsz = h->gso_size;
 	}
