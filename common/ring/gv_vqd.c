@@ -12,6 +12,8 @@
 #include "gv_log.h"
 #include "gv_vqd.h"
 
+#define GV_LIKELY(x) __builtin_expect(!!(x), 1)
+
 struct gv_vqd {
 	enum gv_layout layout;
 	enum gv_barrier barrier;
@@ -21,12 +23,24 @@ struct gv_vqd {
 	struct gv_ring_addrs addrs;
 	gv_xlate_fn xlate;
 	void *xctx;
+	uint64_t flat_addr, flat_len; /* see gv_vqd_config */
+	uint8_t *flat_host;
 	union {
 		struct {
 			struct gv_split_desc *desc;
 			struct gv_split_avail *avail;
 			struct gv_split_used *used;
 			uint16_t last_avail; /* next avail entry to take */
+			/*
+			 * avail->idx as last read and checked (at most num
+			 * ahead of last_avail). Entries up to it are taken
+			 * without reading the driver's index again: the index
+			 * shares its cache line with the avail entries the
+			 * driver is writing, so re-reading it per chain pulls
+			 * that line away from the driver (as rte_ring's cached
+			 * head/tail avoid).
+			 */
+			uint16_t avail_cache;
 			uint16_t used_idx; /* next used entry to write */
 			uint16_t pub_used; /* used->idx as published */
 			uint16_t sig_used; /* used idx at the last interrupt decision */
@@ -106,6 +120,13 @@ int gv_vqd_init(struct gv_vqd *d, const struct gv_vqd_config *cfg)
 	d->addrs = cfg->addrs;
 	d->xlate = cfg->xlate;
 	d->xctx = cfg->xlate_ctx;
+	if (cfg->flat_len) {
+		if (!cfg->flat_host || cfg->flat_addr + cfg->flat_len - 1 < cfg->flat_addr)
+			return -EINVAL;
+		d->flat_addr = cfg->flat_addr;
+		d->flat_len = cfg->flat_len;
+		d->flat_host = cfg->flat_host;
+	}
 	d->kick_enabled = 1;
 	if (cfg->layout == GV_LAYOUT_SPLIT) {
 		d->s.desc = cfg->xlate(d->xctx, cfg->addrs.desc, (uint32_t)gv_split_desc_bytes(num));
@@ -140,6 +161,19 @@ void gv_vqd_stats(const struct gv_vqd *d, struct gv_vqd_stats *out)
 	out->log_atomics = d->log.atomics;
 }
 
+/*
+ * A buffer's host pointer: inline when it lies wholly in the flat range,
+ * through the caller's hook otherwise. NULL: untranslatable.
+ */
+static inline void *buf_xlate(struct gv_vqd *d, uint64_t addr, uint32_t len)
+{
+	uint64_t off = addr - d->flat_addr;
+
+	if (off < d->flat_len && len <= d->flat_len - off)
+		return d->flat_host + off;
+	return d->xlate(d->xctx, addr, len);
+}
+
 /* Append a segment; readable ones must all come before writable ones. */
 static int add_seg(struct gv_vqd *d, struct gv_chain *c, uint64_t addr, uint32_t len, bool write)
 {
@@ -151,7 +185,7 @@ static int add_seg(struct gv_vqd *d, struct gv_chain *c, uint64_t addr, uint32_t
 	if (write ? (uint64_t)c->in_len + len > UINT32_MAX : (uint64_t)c->out_len + len > UINT32_MAX)
 		return -1;
 	s = &c->seg[c->nseg];
-	s->ptr = d->xlate(d->xctx, addr, len);
+	s->ptr = buf_xlate(d, addr, len);
 	if (!s->ptr)
 		return -1;
 	s->addr = addr;
@@ -164,6 +198,30 @@ static int add_seg(struct gv_vqd *d, struct gv_chain *c, uint64_t addr, uint32_t
 		c->out_len += len;
 		c->n_out++;
 	}
+	return 0;
+}
+
+/*
+ * The whole chain is one descriptor (no NEXT, no INDIRECT): fill it in
+ * one go, the common case of a network queue. -1: untranslatable.
+ */
+static inline int chain_one(struct gv_vqd *d, struct gv_chain *c, uint64_t addr, uint32_t len,
+			    uint16_t flags)
+{
+	struct gv_chain_seg *s = &c->seg[0];
+	bool write = flags & GV_DESC_F_WRITE;
+
+	s->ptr = buf_xlate(d, addr, len);
+	if (!s->ptr)
+		return -1;
+	s->addr = addr;
+	s->len = len;
+	s->write = write;
+	c->ndesc = 1;
+	c->nseg = 1;
+	c->n_out = !write;
+	c->out_len = write ? 0 : len;
+	c->in_len = write ? len : 0;
 	return 0;
 }
 
@@ -210,10 +268,14 @@ static int split_take_indirect(struct gv_vqd *d, struct gv_chain *c, uint64_t ad
 	}
 }
 
-static int split_take(struct gv_vqd *d, struct gv_chain *c)
+/*
+ * Read the driver's avail index again, once everything up to the cached
+ * one was taken. Returns the entries now available, or -1 (bad index:
+ * more than the ring ahead, the queue breaks).
+ */
+static int split_refresh_avail(struct gv_vqd *d)
 {
 	uint16_t avail = gv_load16(&d->s.avail->idx);
-	uint32_t i;
 
 	if (avail == d->s.last_avail) {
 		if (!(d->features & GV_VQ_F_EVENT_IDX) || !d->kick_enabled)
@@ -226,14 +288,130 @@ static int split_take(struct gv_vqd *d, struct gv_chain *c)
 			return 0;
 	}
 	if ((uint16_t)(avail - d->s.last_avail) > d->num)
-		BAD_CHAIN(d);
+		return -1;
 	/* The index before the entries and descriptors it exposes. */
 	gv_rmb(d->barrier);
+	d->s.avail_cache = avail;
+	return 1;
+}
+
+/* A bad entry after `k` good ones: break the queue, return the good ones. */
+static int burst_bad(struct gv_vqd *d, uint32_t k)
+{
+	d->bad_chains++;
+	d->broken = 1;
+	return k ? (int)k : -EIO;
+}
+
+/*
+ * Second pass of a burst: the buffers the first pass found outside the
+ * flat range (ptr NULL) go through the caller's hook. Kept out of the
+ * first pass so its loop makes no call. Returns how many of the `n` are
+ * good: `n`, or the index of the first untranslatable one.
+ */
+static uint32_t burst_xlate_rest(struct gv_vqd *d, struct gv_vqd_buf *b, uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++)
+		if (!b[k].ptr && !(b[k].ptr = d->xlate(d->xctx, b[k].addr, b[k].len)))
+			return k;
+	return n;
+}
+
+/* The flat range's host pointer for a buffer wholly inside it, or NULL. */
+static inline void *flat_ptr(uint64_t addr, uint32_t len, uint64_t flat_addr, uint64_t flat_len,
+			     uint8_t *flat_host)
+{
+	uint64_t off = addr - flat_addr;
+
+	return off < flat_len && len <= flat_len - off ? flat_host + off : NULL;
+}
+
+/*
+ * split: up to `n` one-descriptor chains. The avail index is read again
+ * only when the cached one does not cover the whole burst.
+ */
+static __attribute__((noinline)) int split_take_burst(struct gv_vqd *d, struct gv_vqd_buf *b,
+						     uint32_t n)
+{
+	uint16_t last = d->s.last_avail;
+	uint32_t k, good, have = (uint16_t)(d->s.avail_cache - last);
+	bool bad = false;
+
+	if (have < n) {
+		int r = split_refresh_avail(d);
+
+		if (r < 0)
+			BAD_CHAIN(d);
+		have = (uint16_t)(d->s.avail_cache - last);
+	}
+	if (n > have)
+		n = have;
+	/* Locals: the stores into b[] must not make us reload our own state. */
+	const uint16_t *ring = d->s.avail->ring;
+	const struct gv_split_desc *table = d->s.desc;
+	const uint32_t num = d->num, mask = d->mask;
+	const uint64_t flat_addr = d->flat_addr, flat_len = d->flat_len;
+	uint8_t *const flat_host = d->flat_host;
+
+	for (k = 0; k < n; k++) {
+		uint32_t i = gv_load16(&ring[(uint16_t)(last + k) & mask]);
+		const struct gv_split_desc *desc;
+		uint16_t flags;
+		uint64_t addr;
+		uint32_t len;
+
+		if (i >= num) {
+			bad = true;
+			break;
+		}
+		desc = &table[i];
+		flags = gv_load16(&desc->flags);
+		if (flags & (GV_DESC_F_NEXT | GV_DESC_F_INDIRECT))
+			break;
+		addr = gv_load64(&desc->addr);
+		len = gv_load32(&desc->len);
+		b[k].ptr = flat_ptr(addr, len, flat_addr, flat_len, flat_host);
+		b[k].addr = addr;
+		b[k].len = len;
+		b[k].id = (uint16_t)i;
+		b[k].write = !!(flags & GV_DESC_F_WRITE);
+	}
+	good = burst_xlate_rest(d, b, k);
+	d->s.last_avail = (uint16_t)(last + good);
+	if (bad || good < k)
+		return burst_bad(d, good);
+	return (int)k;
+}
+
+static int split_take(struct gv_vqd *d, struct gv_chain *c)
+{
+	uint32_t i;
+
+	if (d->s.last_avail == d->s.avail_cache) {
+		int r = split_refresh_avail(d);
+
+		if (r < 0)
+			BAD_CHAIN(d);
+		if (r == 0)
+			return 0;
+	}
 	i = gv_load16(&d->s.avail->ring[d->s.last_avail & d->mask]);
 	if (i >= d->num)
 		BAD_CHAIN(d);
-	chain_start(c);
 	c->id = (uint16_t)i;
+	{
+		struct gv_split_desc *desc = &d->s.desc[i];
+		uint16_t flags = gv_load16(&desc->flags);
+
+		if (GV_LIKELY(!(flags & (GV_DESC_F_NEXT | GV_DESC_F_INDIRECT)))) {
+			if (chain_one(d, c, gv_load64(&desc->addr), gv_load32(&desc->len), flags))
+				BAD_CHAIN(d);
+			d->s.last_avail++;
+			return 1;
+		}
+	}
+	/* Longer chains: the general walk (reads the head again). */
+	chain_start(c);
 	for (;;) {
 		struct gv_split_desc *desc = &d->s.desc[i];
 		uint16_t flags = gv_load16(&desc->flags);
@@ -274,17 +452,33 @@ static int packed_take(struct gv_vqd *d, struct gv_chain *c)
 {
 	uint16_t pos = d->p.avail_idx, id = 0;
 	uint8_t wrap = d->p.avail_wrap;
+	uint16_t head_flags = gv_load16(&d->p.desc[pos].flags);
 
-	if (!packed_is_avail(gv_load16(&d->p.desc[pos].flags), wrap)) {
+	if (!packed_is_avail(head_flags, wrap)) {
 		if (!(d->features & GV_VQ_F_EVENT_IDX) || !d->kick_enabled)
 			return 0;
 		packed_set_dev_event(d, true, (uint16_t)(pos | (wrap << 15)), GV_EVENT_F_DESC);
 		gv_mb(d->barrier);
-		if (!packed_is_avail(gv_load16(&d->p.desc[pos].flags), wrap))
+		head_flags = gv_load16(&d->p.desc[pos].flags);
+		if (!packed_is_avail(head_flags, wrap))
 			return 0;
 	}
 	/* The head's flags before the rest of the chain. */
 	gv_rmb(d->barrier);
+	if (GV_LIKELY(!(head_flags & (GV_DESC_F_NEXT | GV_DESC_F_INDIRECT)))) {
+		struct gv_packed_desc *desc = &d->p.desc[pos];
+
+		if (chain_one(d, c, gv_load64(&desc->addr), gv_load32(&desc->len), head_flags))
+			BAD_CHAIN(d);
+		c->id = gv_load16(&desc->id);
+		if (++pos == d->num) {
+			pos = 0;
+			d->p.avail_wrap = wrap ^ 1;
+		}
+		d->p.avail_idx = pos;
+		return 1;
+	}
+	/* Longer chains: the general walk (reads the head again). */
 	chain_start(c);
 	for (;;) {
 		struct gv_packed_desc *desc = &d->p.desc[pos];
@@ -324,6 +518,69 @@ static int packed_take(struct gv_vqd *d, struct gv_chain *c)
 	d->p.avail_idx = pos;
 	d->p.avail_wrap = wrap;
 	return 1;
+}
+
+/* packed: up to `n` one-descriptor chains, in ring order. */
+static __attribute__((noinline)) int packed_take_burst(struct gv_vqd *d, struct gv_vqd_buf *b,
+						      uint32_t n)
+{
+	uint16_t pos = d->p.avail_idx;
+	uint8_t wrap = d->p.avail_wrap;
+	uint32_t k, good;
+
+	if (n && !packed_is_avail(gv_load16(&d->p.desc[pos].flags), wrap)) {
+		if (!(d->features & GV_VQ_F_EVENT_IDX) || !d->kick_enabled)
+			return 0;
+		/* Going idle: ask for a kick at our position, then look again. */
+		packed_set_dev_event(d, true, (uint16_t)(pos | (wrap << 15)), GV_EVENT_F_DESC);
+		gv_mb(d->barrier);
+	}
+	/* Locals: the stores into b[] must not make us reload our own state. */
+	const struct gv_packed_desc *ring = d->p.desc;
+	const uint32_t num = d->num;
+	const uint64_t flat_addr = d->flat_addr, flat_len = d->flat_len;
+	uint8_t *const flat_host = d->flat_host;
+
+	for (k = 0; k < n; k++) {
+		const struct gv_packed_desc *desc = &ring[pos];
+		uint16_t flags = gv_load16(&desc->flags);
+		uint64_t addr;
+		uint32_t len;
+
+		if (!packed_is_avail(flags, wrap) || (flags & (GV_DESC_F_NEXT | GV_DESC_F_INDIRECT)))
+			break;
+		/* This head's flags before its other fields. */
+		gv_rmb(d->barrier);
+		addr = gv_load64(&desc->addr);
+		len = gv_load32(&desc->len);
+		b[k].ptr = flat_ptr(addr, len, flat_addr, flat_len, flat_host);
+		b[k].addr = addr;
+		b[k].len = len;
+		b[k].id = gv_load16(&desc->id);
+		b[k].write = !!(flags & GV_DESC_F_WRITE);
+		if (++pos == num) {
+			pos = 0;
+			wrap ^= 1;
+		}
+	}
+	good = burst_xlate_rest(d, b, k);
+	if (good < k) {
+		pos = d->p.avail_idx;
+		wrap = d->p.avail_wrap;
+		packed_advance(&pos, &wrap, good, num);
+	}
+	d->p.avail_idx = pos;
+	d->p.avail_wrap = wrap;
+	if (good < k)
+		return burst_bad(d, good);
+	return (int)k;
+}
+
+int gv_vqd_take_burst(struct gv_vqd *d, struct gv_vqd_buf *b, uint32_t n)
+{
+	if (d->broken)
+		return -EIO;
+	return d->layout == GV_LAYOUT_SPLIT ? split_take_burst(d, b, n) : packed_take_burst(d, b, n);
 }
 
 int gv_vqd_take(struct gv_vqd *d, struct gv_chain *c)
@@ -374,7 +631,8 @@ static void split_put_used(struct gv_vqd *d, uint16_t at, uint16_t id, uint32_t 
 
 	gv_store32(&e->id, id);
 	gv_store32(&e->len, len);
-	gv_log_mark(&d->log, d->addrs.device + 4 + 8ull * (at & d->mask), 8);
+	if (gv_log_on(&d->log))
+		gv_log_mark(&d->log, d->addrs.device + 4 + 8ull * (at & d->mask), 8);
 }
 
 /* Write a used descriptor; the first of a batch gets its flags at publish. */
@@ -393,7 +651,8 @@ static void packed_put_used(struct gv_vqd *d, uint16_t id, uint32_t len, uint32_
 	} else {
 		gv_store16(&desc->flags, flags);
 	}
-	gv_log_mark(&d->log, d->addrs.desc + 16ull * pos, 16);
+	if (gv_log_on(&d->log))
+		gv_log_mark(&d->log, d->addrs.desc + 16ull * pos, 16);
 	packed_advance(&d->p.used_idx, &d->p.used_wrap, ndesc, d->num);
 	d->p.staged_slots += ndesc;
 }
@@ -405,6 +664,21 @@ void gv_vqd_push(struct gv_vqd *d, uint16_t id, uint16_t ndesc, uint32_t len)
 		d->s.used_idx++;
 	} else {
 		packed_put_used(d, id, len, ndesc);
+	}
+}
+
+void gv_vqd_push_burst(struct gv_vqd *d, const struct gv_vqd_buf *b, const uint32_t *lens,
+		       uint32_t n)
+{
+	if (d->layout == GV_LAYOUT_SPLIT) {
+		uint16_t at = d->s.used_idx;
+
+		for (uint32_t k = 0; k < n; k++)
+			split_put_used(d, (uint16_t)(at + k), b[k].id, lens[k]);
+		d->s.used_idx = (uint16_t)(at + n);
+	} else {
+		for (uint32_t k = 0; k < n; k++)
+			packed_put_used(d, b[k].id, lens[k], 1);
 	}
 }
 
@@ -424,7 +698,8 @@ void gv_vqd_push_in_order_batch(struct gv_vqd *d, uint16_t last_id, uint32_t las
 void gv_vqd_publish(struct gv_vqd *d)
 {
 	/* Data and used entries logged before the index/flags publish them. */
-	gv_log_flush(&d->log);
+	if (gv_log_on(&d->log))
+		gv_log_flush(&d->log);
 	if (d->layout == GV_LAYOUT_SPLIT) {
 		if (d->s.used_idx == d->s.pub_used)
 			return;
@@ -432,7 +707,8 @@ void gv_vqd_publish(struct gv_vqd *d)
 		gv_store16(&d->s.used->idx, d->s.used_idx);
 		d->s.pub_used = d->s.used_idx;
 		/* The index itself was just written: log it after the write. */
-		gv_log_mark_now(&d->log, d->addrs.device + 2, 2);
+		if (gv_log_on(&d->log))
+			gv_log_mark_now(&d->log, d->addrs.device + 2, 2);
 		return;
 	}
 	if (!d->p.have_staged)
@@ -440,7 +716,8 @@ void gv_vqd_publish(struct gv_vqd *d)
 	gv_wmb(d->barrier);
 	gv_store16(&d->p.desc[d->p.staged_pos].flags, d->p.staged_flags);
 	d->p.have_staged = 0;
-	gv_log_mark_now(&d->log, d->addrs.desc + 16ull * d->p.staged_pos + 14, 2);
+	if (gv_log_on(&d->log))
+		gv_log_mark_now(&d->log, d->addrs.desc + 16ull * d->p.staged_pos + 14, 2);
 	d->p.pub_slots += d->p.staged_slots;
 	d->p.staged_slots = 0;
 	d->p.pub_pos = d->p.used_idx;
