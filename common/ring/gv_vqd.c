@@ -667,19 +667,76 @@ void gv_vqd_push(struct gv_vqd *d, uint16_t id, uint16_t ndesc, uint32_t len)
 	}
 }
 
+/*
+ * Burst returns on local copies of the ring state (the stores into the
+ * ring could alias struct gv_vqd for the compiler); the same entries,
+ * flags order and log marks as gv_vqd_push one by one.
+ */
+static void split_push_burst(struct gv_vqd *d, const struct gv_vqd_buf *b, const uint32_t *lens,
+			     uint32_t n)
+{
+	struct gv_split_used_elem *ring = d->s.used->ring;
+	const uint32_t mask = d->mask;
+	const uint16_t at = d->s.used_idx;
+
+	for (uint32_t k = 0; k < n; k++) {
+		struct gv_split_used_elem *e = &ring[(uint16_t)(at + k) & mask];
+
+		gv_store32(&e->id, b[k].id);
+		gv_store32(&e->len, lens[k]);
+	}
+	if (gv_log_on(&d->log))
+		for (uint32_t k = 0; k < n; k++)
+			gv_log_mark(&d->log, d->addrs.device + 4 + 8ull * ((uint16_t)(at + k) & mask), 8);
+	d->s.used_idx = (uint16_t)(at + n);
+}
+
+static void packed_push_burst(struct gv_vqd *d, const struct gv_vqd_buf *b, const uint32_t *lens,
+			      uint32_t n)
+{
+	struct gv_packed_desc *ring = d->p.desc;
+	const uint32_t num = d->num;
+	uint16_t pos = d->p.used_idx, first = pos;
+	uint8_t wrap = d->p.used_wrap;
+	uint32_t k = 0;
+
+	if (n && !d->p.have_staged) {
+		/* The batch's first used descriptor: its flags wait for publish. */
+		gv_store16(&ring[pos].id, b[0].id);
+		gv_store32(&ring[pos].len, lens[0]);
+		d->p.have_staged = 1;
+		d->p.staged_pos = pos;
+		d->p.staged_flags = wrap ? (GV_DESC_F_AVAIL | GV_DESC_F_USED) : 0;
+		if (++pos == num) {
+			pos = 0;
+			wrap ^= 1;
+		}
+		k = 1;
+	}
+	for (; k < n; k++) {
+		gv_store16(&ring[pos].id, b[k].id);
+		gv_store32(&ring[pos].len, lens[k]);
+		gv_store16(&ring[pos].flags, wrap ? (GV_DESC_F_AVAIL | GV_DESC_F_USED) : 0);
+		if (++pos == num) {
+			pos = 0;
+			wrap ^= 1;
+		}
+	}
+	if (gv_log_on(&d->log))
+		for (k = 0; k < n; k++)
+			gv_log_mark(&d->log, d->addrs.desc + 16ull * ((first + k) % num), 16);
+	d->p.used_idx = pos;
+	d->p.used_wrap = wrap;
+	d->p.staged_slots += n;
+}
+
 void gv_vqd_push_burst(struct gv_vqd *d, const struct gv_vqd_buf *b, const uint32_t *lens,
 		       uint32_t n)
 {
-	if (d->layout == GV_LAYOUT_SPLIT) {
-		uint16_t at = d->s.used_idx;
-
-		for (uint32_t k = 0; k < n; k++)
-			split_put_used(d, (uint16_t)(at + k), b[k].id, lens[k]);
-		d->s.used_idx = (uint16_t)(at + n);
-	} else {
-		for (uint32_t k = 0; k < n; k++)
-			packed_put_used(d, b[k].id, lens[k], 1);
-	}
+	if (d->layout == GV_LAYOUT_SPLIT)
+		split_push_burst(d, b, lens, n);
+	else
+		packed_push_burst(d, b, lens, n);
 }
 
 void gv_vqd_push_in_order_batch(struct gv_vqd *d, uint16_t last_id, uint32_t last_len,
