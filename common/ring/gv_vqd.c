@@ -346,15 +346,21 @@ static __attribute__((noinline)) int split_take_burst(struct gv_vqd *d, struct g
 	}
 	if (n > have)
 		n = have;
-	/* Locals: the stores into b[] must not make us reload our own state. */
+	/*
+	 * Locals: the stores into b[] must not make us reload our own state.
+	 * Few of them (a free-running position, no separate count) so the
+	 * loop keeps them all in registers.
+	 */
 	const uint16_t *ring = d->s.avail->ring;
 	const struct gv_split_desc *table = d->s.desc;
-	const uint32_t num = d->num, mask = d->mask;
+	const uint32_t num = d->num; /* a power of two: num - 1 is the mask */
 	const uint64_t flat_addr = d->flat_addr, flat_len = d->flat_len;
 	uint8_t *const flat_host = d->flat_host;
+	struct gv_vqd_buf *bp = b, *const end = b + n;
+	uint16_t pos = last;
 
-	for (k = 0; k < n; k++) {
-		uint32_t i = gv_load16(&ring[(uint16_t)(last + k) & mask]);
+	for (; bp != end; bp++, pos++) {
+		uint32_t i = gv_load16(&ring[pos & (num - 1)]);
 		const struct gv_split_desc *desc;
 		uint16_t flags;
 		uint64_t addr;
@@ -370,12 +376,13 @@ static __attribute__((noinline)) int split_take_burst(struct gv_vqd *d, struct g
 			break;
 		addr = gv_load64(&desc->addr);
 		len = gv_load32(&desc->len);
-		b[k].ptr = flat_ptr(addr, len, flat_addr, flat_len, flat_host);
-		b[k].addr = addr;
-		b[k].len = len;
-		b[k].id = (uint16_t)i;
-		b[k].write = !!(flags & GV_DESC_F_WRITE);
+		bp->ptr = flat_ptr(addr, len, flat_addr, flat_len, flat_host);
+		bp->addr = addr;
+		bp->len = len;
+		bp->id = (uint16_t)i;
+		bp->write = !!(flags & GV_DESC_F_WRITE);
 	}
+	k = (uint32_t)(bp - b);
 	good = burst_xlate_rest(d, b, k);
 	d->s.last_avail = (uint16_t)(last + good);
 	if (bad || good < k)
