@@ -35,7 +35,8 @@ for c in "vq split" "vq packed" "rte 16" "rte 8"; do
 		python3 -c '
 import re, sys
 n, label = float(sys.argv[1]), sys.argv[2]
-want = {"drv_post": 0, "drv_enq16": 0, "drv_enq8": 0, "drv_reclaim": 1, "drv_deq16": 1, "drv_deq8": 1,
+want = {"drv_post_split": 0, "drv_post_packed": 0, "drv_enq16": 0, "drv_enq8": 0,
+        "drv_reclaim_split": 1, "drv_reclaim_packed": 1, "drv_deq16": 1, "drv_deq8": 1,
         "dev_take": 2, "dev_move16": 2, "dev_move8": 2, "dev_return": 3}
 v = [None] * 4
 for l in sys.stdin:

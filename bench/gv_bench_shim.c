@@ -21,6 +21,7 @@
 
 #include "gv_bench_shim.h"
 #include "gv_vq.h"
+#include "gv_vq_burst.h"
 #include "gv_vqd.h"
 
 #define GVB_BUF_LEN 2048u
@@ -36,6 +37,7 @@ struct gvb_pair {
 	void *ring;
 	uint8_t *bufs; /* GVB_MAX_BURST buffers the descriptors point at */
 	uint32_t num;
+	int layout, barrier; /* enum gv_layout, enum gv_barrier */
 	struct gv_seg segs[GVB_MAX_BURST];
 	void *cookies[GVB_MAX_BURST];
 	void *out[GVB_MAX_BURST];
@@ -116,6 +118,8 @@ struct gvb_pair *gvb_pair_new(int layout, int barrier, uint32_t num)
 	if (!p)
 		return NULL;
 	p->num = num;
+	p->layout = layout;
+	p->barrier = barrier;
 	/* Driver and device state on their own cache lines, like two CPUs. */
 	p->vq = zalloc_aligned(GVB_CACHE_LINE, gv_vq_state_size((enum gv_layout)layout, num));
 	p->d = zalloc_aligned(GVB_CACHE_LINE, gv_vqd_state_size());
@@ -272,8 +276,15 @@ static void xc_dev_vq(struct gvb_xc *s, unsigned int g, uint64_t *idle, uint64_t
 	}
 }
 
-/* (2) driver: post whole bursts (at most the ring size in flight), reclaim. */
-static uint64_t xc_drv_vq(struct gvb_xc *s, uint64_t total, struct gvb_xc_result *out)
+/*
+ * (2) driver: post whole bursts (at most the ring size in flight),
+ * reclaim. On the core's inline datapath verbs (gv_vq_burst.h), compiled
+ * per (layout, barrier) as the PMD's bursts are, as rte_ring's inline
+ * enqueue/dequeue are in the reference loop.
+ */
+static inline __attribute__((always_inline)) uint64_t
+xc_drv_vq_t(struct gvb_xc *s, uint64_t total, struct gvb_xc_result *out, const enum gv_layout L,
+	    const enum gv_barrier B)
 {
 	struct gvb_pair *p = s->p;
 	uint64_t posted = 0, reclaimed = 0, idle = 0, sum = 0;
@@ -284,22 +295,36 @@ static uint64_t xc_drv_vq(struct gvb_xc *s, uint64_t total, struct gvb_xc_result
 		uint64_t n = total - posted < s->burst ? total - posted : s->burst;
 
 		if (n && posted - reclaimed + n <= p->num) {
-			k = gv_vq_add_burst(p->vq, p->segs, p->cookies, (uint32_t)n, true);
-			if (k)
-				gv_vq_flush(p->vq);
+			k = gvb_add_burst(p->vq, p->segs, p->cookies, (uint32_t)n, true, L);
+			if (k) {
+				if (L == GV_LAYOUT_SPLIT)
+					split_flush(p->vq, B);
+				else
+					packed_flush(p->vq, B);
+			}
 			posted += k;
 		}
-		got = gv_vq_get_used(p->vq, p->out, p->lens, s->burst);
+		got = gvb_get_used(p->vq, p->out, p->lens, s->burst, L, B);
 		for (i = 0; i < got; i++)
 			sum += (uintptr_t)p->out[i] + p->lens[i];
 		reclaimed += got;
-		if (!k && !got &&
-		    (gv_vq_broken(p->vq) || xc_stalled(s, ++idle, reclaimed, &st)))
+		if (!k && !got && (gvb_broken(p->vq) || xc_stalled(s, ++idle, reclaimed, &st)))
 			break;
 	}
 	out->drv_idle_loops = idle;
 	out->checksum = sum;
 	return reclaimed;
+}
+
+static uint64_t xc_drv_vq(struct gvb_xc *s, uint64_t total, struct gvb_xc_result *out)
+{
+	const int split = s->p->layout == GV_LAYOUT_SPLIT, smp = s->p->barrier == GV_BARRIER_SMP;
+
+	if (split)
+		return smp ? xc_drv_vq_t(s, total, out, GV_LAYOUT_SPLIT, GV_BARRIER_SMP)
+			   : xc_drv_vq_t(s, total, out, GV_LAYOUT_SPLIT, GV_BARRIER_MANDATORY);
+	return smp ? xc_drv_vq_t(s, total, out, GV_LAYOUT_PACKED, GV_BARRIER_SMP)
+		   : xc_drv_vq_t(s, total, out, GV_LAYOUT_PACKED, GV_BARRIER_MANDATORY);
 }
 
 static void xc_dev_rte(struct gvb_xc *s, unsigned int g, uint64_t *idle, uint64_t *moved);

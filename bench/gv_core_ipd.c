@@ -17,6 +17,7 @@
 #include <rte_ring.h>
 
 #include "gv_vq.h"
+#include "gv_vq_burst.h"
 #include "gv_vqd.h"
 
 #define NUM 256u
@@ -37,18 +38,35 @@ static void *xlate_identity(void *ctx, uint64_t addr, uint32_t len)
 	return (void *)(uintptr_t)addr;
 }
 
-NOINLINE static uint32_t drv_post(struct gv_vq *vq, const struct gv_seg *s, void *const *ck,
-				  uint32_t n)
+/* The driver on the core's inline verbs, as gv_bench_shim.c's xc loop (smp). */
+NOINLINE static uint32_t drv_post_split(struct gv_vq *vq, const struct gv_seg *s,
+					void *const *ck, uint32_t n)
 {
-	uint32_t k = gv_vq_add_burst(vq, s, ck, n, true);
+	uint32_t k = gvb_add_burst(vq, s, ck, n, true, GV_LAYOUT_SPLIT);
 
-	gv_vq_flush(vq);
+	split_flush(vq, GV_BARRIER_SMP);
 	return k;
 }
 
-NOINLINE static uint32_t drv_reclaim(struct gv_vq *vq, void **ck, uint32_t *lens, uint32_t n)
+NOINLINE static uint32_t drv_post_packed(struct gv_vq *vq, const struct gv_seg *s,
+					 void *const *ck, uint32_t n)
 {
-	return gv_vq_get_used(vq, ck, lens, n);
+	uint32_t k = gvb_add_burst(vq, s, ck, n, true, GV_LAYOUT_PACKED);
+
+	packed_flush(vq, GV_BARRIER_SMP);
+	return k;
+}
+
+NOINLINE static uint32_t drv_reclaim_split(struct gv_vq *vq, void **ck, uint32_t *lens,
+					   uint32_t n)
+{
+	return gvb_get_used(vq, ck, lens, n, GV_LAYOUT_SPLIT, GV_BARRIER_SMP);
+}
+
+NOINLINE static uint32_t drv_reclaim_packed(struct gv_vq *vq, void **ck, uint32_t *lens,
+					    uint32_t n)
+{
+	return gvb_get_used(vq, ck, lens, n, GV_LAYOUT_PACKED, GV_BARRIER_SMP);
 }
 
 NOINLINE static int dev_take(struct gv_vqd *d, struct gv_vqd_buf *b, uint32_t n)
@@ -104,12 +122,15 @@ static int run_vq(enum gv_layout layout, uint32_t burst)
 		ck[i] = bufs + (size_t)i * BUF_LEN;
 	}
 	for (uint32_t r = 0; r < ROUNDS; r++) {
-		uint32_t k = drv_post(vq, segs, ck, burst), g;
+		uint32_t k = layout == GV_LAYOUT_SPLIT ? drv_post_split(vq, segs, ck, burst)
+						       : drv_post_packed(vq, segs, ck, burst);
+		uint32_t g;
 		int n = dev_take(d, b, burst);
 
 		if (n > 0)
 			dev_return(d, b, lens, n);
-		g = drv_reclaim(vq, out, got_lens, burst);
+		g = layout == GV_LAYOUT_SPLIT ? drv_reclaim_split(vq, out, got_lens, burst)
+					      : drv_reclaim_packed(vq, out, got_lens, burst);
 		if (k != burst || n != (int)burst || g != burst) {
 			fprintf(stderr, "short burst: posted %u taken %d reclaimed %u\n", k, n, g);
 			return 1;
