@@ -303,39 +303,78 @@ static int burst_bad(struct gv_vqd *d, uint32_t k)
 	return k ? (int)k : -EIO;
 }
 
-/*
- * Second pass of a burst: the buffers the first pass found outside the
- * flat range (ptr NULL) go through the caller's hook. Kept out of the
- * first pass so its loop makes no call. Returns how many of the `n` are
- * good: `n`, or the index of the first untranslatable one.
- */
-static uint32_t burst_xlate_rest(struct gv_vqd *d, struct gv_vqd_buf *b, uint32_t n)
-{
-	for (uint32_t k = 0; k < n; k++)
-		if (!b[k].ptr && !(b[k].ptr = d->xlate(d->xctx, b[k].addr, b[k].len)))
-			return k;
-	return n;
-}
+/* Why a burst's inline loop stopped before its end. */
+enum burst_stop {
+	STOP_END, /* count reached, nothing more, or a longer chain */
+	STOP_MISS, /* b[k] (all but ptr) filled: outside the flat range */
+	STOP_BAD, /* a bad entry */
+};
 
-/* The flat range's host pointer for a buffer wholly inside it, or NULL. */
-static inline void *flat_ptr(uint64_t addr, uint32_t len, uint64_t flat_addr, uint64_t flat_len,
-			     uint8_t *flat_host)
+/* Is [addr, addr + len) wholly inside the flat range? */
+static inline bool in_flat(uint64_t addr, uint32_t len, uint64_t flat_addr, uint64_t flat_len)
 {
 	uint64_t off = addr - flat_addr;
 
-	return off < flat_len && len <= flat_len - off ? flat_host + off : NULL;
+	return off < flat_len && len <= flat_len - off;
+}
+
+/*
+ * split, inline part of a burst: entries last.. (at most n), translated
+ * within the flat range only, so the loop makes no call and keeps its
+ * state in registers. Returns the entries taken; *stop says why it ended.
+ */
+static __attribute__((noinline)) uint32_t split_take_flat(struct gv_vqd *d, struct gv_vqd_buf *b,
+							  uint32_t n, uint16_t pos,
+							  enum burst_stop *stop)
+{
+	const uint16_t *ring = d->s.avail->ring;
+	const struct gv_split_desc *table = d->s.desc;
+	const uint32_t num = d->num; /* a power of two: num - 1 is the mask */
+	const uint64_t flat_addr = d->flat_addr, flat_len = d->flat_len;
+	uint8_t *const flat_host = d->flat_host;
+	struct gv_vqd_buf *bp = b, *const end = b + n;
+
+	for (; bp != end; bp++, pos++) {
+		uint32_t i = gv_load16(&ring[pos & (num - 1)]);
+		const struct gv_split_desc *desc;
+		uint16_t flags;
+		uint64_t addr;
+		uint32_t len;
+
+		if (i >= num) {
+			*stop = STOP_BAD;
+			break;
+		}
+		desc = &table[i];
+		flags = gv_load16(&desc->flags);
+		if (flags & (GV_DESC_F_NEXT | GV_DESC_F_INDIRECT))
+			break;
+		addr = gv_load64(&desc->addr);
+		len = gv_load32(&desc->len);
+		bp->addr = addr;
+		bp->len = len;
+		bp->id = (uint16_t)i;
+		bp->write = !!(flags & GV_DESC_F_WRITE);
+		if (!in_flat(addr, len, flat_addr, flat_len)) {
+			*stop = STOP_MISS;
+			break;
+		}
+		bp->ptr = flat_host + (addr - flat_addr);
+	}
+	return (uint32_t)(bp - b);
 }
 
 /*
  * split: up to `n` one-descriptor chains. The avail index is read again
- * only when the cached one does not cover the whole burst.
+ * only when the cached one does not cover the whole burst. Buffers
+ * outside the flat range go through xlate between runs of the inline
+ * loop.
  */
-static __attribute__((noinline)) int split_take_burst(struct gv_vqd *d, struct gv_vqd_buf *b,
-						     uint32_t n)
+static int split_take_burst(struct gv_vqd *d, struct gv_vqd_buf *b, uint32_t n)
 {
 	uint16_t last = d->s.last_avail;
-	uint32_t k, good, have = (uint16_t)(d->s.avail_cache - last);
-	bool bad = false;
+	uint32_t k = 0, have = (uint16_t)(d->s.avail_cache - last);
+	enum burst_stop stop;
 
 	if (have < n) {
 		int r = split_refresh_avail(d);
@@ -346,47 +385,21 @@ static __attribute__((noinline)) int split_take_burst(struct gv_vqd *d, struct g
 	}
 	if (n > have)
 		n = have;
-	/*
-	 * Locals: the stores into b[] must not make us reload our own state.
-	 * Few of them (a free-running position, no separate count) so the
-	 * loop keeps them all in registers.
-	 */
-	const uint16_t *ring = d->s.avail->ring;
-	const struct gv_split_desc *table = d->s.desc;
-	const uint32_t num = d->num; /* a power of two: num - 1 is the mask */
-	const uint64_t flat_addr = d->flat_addr, flat_len = d->flat_len;
-	uint8_t *const flat_host = d->flat_host;
-	struct gv_vqd_buf *bp = b, *const end = b + n;
-	uint16_t pos = last;
-
-	for (; bp != end; bp++, pos++) {
-		uint32_t i = gv_load16(&ring[pos & (num - 1)]);
-		const struct gv_split_desc *desc;
-		uint16_t flags;
-		uint64_t addr;
-		uint32_t len;
-
-		if (i >= num) {
-			bad = true;
+	for (;;) {
+		stop = STOP_END;
+		k += split_take_flat(d, b + k, n - k, (uint16_t)(last + k), &stop);
+		if (stop != STOP_MISS)
+			break;
+		b[k].ptr = d->xlate(d->xctx, b[k].addr, b[k].len);
+		if (!b[k].ptr) {
+			stop = STOP_BAD;
 			break;
 		}
-		desc = &table[i];
-		flags = gv_load16(&desc->flags);
-		if (flags & (GV_DESC_F_NEXT | GV_DESC_F_INDIRECT))
-			break;
-		addr = gv_load64(&desc->addr);
-		len = gv_load32(&desc->len);
-		bp->ptr = flat_ptr(addr, len, flat_addr, flat_len, flat_host);
-		bp->addr = addr;
-		bp->len = len;
-		bp->id = (uint16_t)i;
-		bp->write = !!(flags & GV_DESC_F_WRITE);
+		k++;
 	}
-	k = (uint32_t)(bp - b);
-	good = burst_xlate_rest(d, b, k);
-	d->s.last_avail = (uint16_t)(last + good);
-	if (bad || good < k)
-		return burst_bad(d, good);
+	d->s.last_avail = (uint16_t)(last + k);
+	if (stop == STOP_BAD)
+		return burst_bad(d, k);
 	return (int)k;
 }
 
@@ -527,26 +540,19 @@ static int packed_take(struct gv_vqd *d, struct gv_chain *c)
 	return 1;
 }
 
-/* packed: up to `n` one-descriptor chains, in ring order. */
-static __attribute__((noinline)) int packed_take_burst(struct gv_vqd *d, struct gv_vqd_buf *b,
-						      uint32_t n)
+/* packed, inline part of a burst: as split_take_flat, from (*pos, *wrap). */
+static __attribute__((noinline)) uint32_t packed_take_flat(struct gv_vqd *d, struct gv_vqd_buf *b,
+							   uint32_t n, uint16_t *pos_io,
+							   uint8_t *wrap_io, enum burst_stop *stop)
 {
-	uint16_t pos = d->p.avail_idx;
-	uint8_t wrap = d->p.avail_wrap;
-	uint32_t k, good;
-
-	if (n && !packed_is_avail(gv_load16(&d->p.desc[pos].flags), wrap)) {
-		if (!(d->features & GV_VQ_F_EVENT_IDX) || !d->kick_enabled)
-			return 0;
-		/* Going idle: ask for a kick at our position, then look again. */
-		packed_set_dev_event(d, true, (uint16_t)(pos | (wrap << 15)), GV_EVENT_F_DESC);
-		gv_mb(d->barrier);
-	}
-	/* Locals: the stores into b[] must not make us reload our own state. */
 	const struct gv_packed_desc *ring = d->p.desc;
 	const uint32_t num = d->num;
 	const uint64_t flat_addr = d->flat_addr, flat_len = d->flat_len;
 	uint8_t *const flat_host = d->flat_host;
+	const enum gv_barrier barrier = d->barrier;
+	uint16_t pos = *pos_io;
+	uint8_t wrap = *wrap_io;
+	uint32_t k;
 
 	for (k = 0; k < n; k++) {
 		const struct gv_packed_desc *desc = &ring[pos];
@@ -557,29 +563,62 @@ static __attribute__((noinline)) int packed_take_burst(struct gv_vqd *d, struct 
 		if (!packed_is_avail(flags, wrap) || (flags & (GV_DESC_F_NEXT | GV_DESC_F_INDIRECT)))
 			break;
 		/* This head's flags before its other fields. */
-		gv_rmb(d->barrier);
+		gv_rmb(barrier);
 		addr = gv_load64(&desc->addr);
 		len = gv_load32(&desc->len);
-		b[k].ptr = flat_ptr(addr, len, flat_addr, flat_len, flat_host);
 		b[k].addr = addr;
 		b[k].len = len;
 		b[k].id = gv_load16(&desc->id);
 		b[k].write = !!(flags & GV_DESC_F_WRITE);
+		if (!in_flat(addr, len, flat_addr, flat_len)) {
+			*stop = STOP_MISS;
+			break;
+		}
+		b[k].ptr = flat_host + (addr - flat_addr);
 		if (++pos == num) {
 			pos = 0;
 			wrap ^= 1;
 		}
 	}
-	good = burst_xlate_rest(d, b, k);
-	if (good < k) {
-		pos = d->p.avail_idx;
-		wrap = d->p.avail_wrap;
-		packed_advance(&pos, &wrap, good, num);
+	*pos_io = pos;
+	*wrap_io = wrap;
+	return k;
+}
+
+/* packed: up to `n` one-descriptor chains, in ring order. */
+static int packed_take_burst(struct gv_vqd *d, struct gv_vqd_buf *b, uint32_t n)
+{
+	uint16_t pos = d->p.avail_idx;
+	uint8_t wrap = d->p.avail_wrap;
+	uint32_t k = 0;
+	enum burst_stop stop;
+
+	if (n && !packed_is_avail(gv_load16(&d->p.desc[pos].flags), wrap)) {
+		if (!(d->features & GV_VQ_F_EVENT_IDX) || !d->kick_enabled)
+			return 0;
+		/* Going idle: ask for a kick at our position, then look again. */
+		packed_set_dev_event(d, true, (uint16_t)(pos | (wrap << 15)), GV_EVENT_F_DESC);
+		gv_mb(d->barrier);
+	}
+	for (;;) {
+		stop = STOP_END;
+		k += packed_take_flat(d, b + k, n - k, &pos, &wrap, &stop);
+		if (stop != STOP_MISS)
+			break;
+		/* pos is still at the missed descriptor. */
+		b[k].ptr = d->xlate(d->xctx, b[k].addr, b[k].len);
+		if (!b[k].ptr)
+			break;
+		k++;
+		if (++pos == d->num) {
+			pos = 0;
+			wrap ^= 1;
+		}
 	}
 	d->p.avail_idx = pos;
 	d->p.avail_wrap = wrap;
-	if (good < k)
-		return burst_bad(d, good);
+	if (stop == STOP_MISS) /* the xlate hook refused it */
+		return burst_bad(d, k);
 	return (int)k;
 }
 
