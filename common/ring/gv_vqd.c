@@ -3,67 +3,14 @@
  * gv_vqd.c - the device end of a virtqueue (see gv_vqd.h): take the
  * driver's chains, return used entries, event suppression, and the dirty
  * log of every guest page written. Split and packed layouts as twin
- * functions behind one set of verbs. This is test and benchmark
+ * functions behind one set of verbs. The burst verbs are in
+ * gv_vqd_burst.c. This is test and benchmark
  * infrastructure, so it favours checks over speed where they differ.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "gv_log.h"
-#include "gv_vqd.h"
-
-#define GV_LIKELY(x) __builtin_expect(!!(x), 1)
-
-struct gv_vqd {
-	enum gv_layout layout;
-	enum gv_barrier barrier;
-	uint32_t num, mask, features;
-	uint8_t broken;
-	uint8_t kick_enabled;
-	struct gv_ring_addrs addrs;
-	gv_xlate_fn xlate;
-	void *xctx;
-	uint64_t flat_addr, flat_len; /* see gv_vqd_config */
-	uint8_t *flat_host;
-	union {
-		struct {
-			struct gv_split_desc *desc;
-			struct gv_split_avail *avail;
-			struct gv_split_used *used;
-			uint16_t last_avail; /* next avail entry to take */
-			/*
-			 * avail->idx as last read and checked (at most num
-			 * ahead of last_avail). Entries up to it are taken
-			 * without reading the driver's index again: the index
-			 * shares its cache line with the avail entries the
-			 * driver is writing, so re-reading it per chain pulls
-			 * that line away from the driver (as rte_ring's cached
-			 * head/tail avoid).
-			 */
-			uint16_t avail_cache;
-			uint16_t used_idx; /* next used entry to write */
-			uint16_t pub_used; /* used->idx as published */
-			uint16_t sig_used; /* used idx at the last interrupt decision */
-		} s;
-		struct {
-			struct gv_packed_desc *desc;
-			struct gv_packed_event *drv, *dev;
-			uint16_t avail_idx, used_idx, staged_pos, staged_flags;
-			uint8_t avail_wrap, used_wrap, have_staged, pub_wrap;
-			uint16_t pub_pos; /* used position as last published */
-			uint32_t staged_slots, pub_slots;
-		} p;
-	};
-	struct gv_log log;
-	uint64_t bad_chains;
-};
-
-#define BAD_CHAIN(d)                                                           \
-	do {                                                                   \
-		(d)->bad_chains++;                                             \
-		(d)->broken = 1;                                               \
-		return -EIO;                                                   \
-	} while (0)
+#include "gv_vqd_priv.h"
 
 /*
  * Event suppression fields the device writes in guest memory: logged at
@@ -81,7 +28,7 @@ static void split_set_used_flags(struct gv_vqd *d, uint16_t v)
 	gv_log_mark_now(&d->log, d->addrs.device, 2);
 }
 
-static void packed_set_dev_event(struct gv_vqd *d, bool set_off, uint16_t off_wrap,
+void gv_vqd_packed_set_dev_event(struct gv_vqd *d, bool set_off, uint16_t off_wrap,
 				 uint16_t flags)
 {
 	if (set_off) {
@@ -93,10 +40,6 @@ static void packed_set_dev_event(struct gv_vqd *d, bool set_off, uint16_t off_wr
 	gv_log_mark_now(&d->log, d->addrs.device, sizeof(struct gv_packed_event));
 }
 
-static inline int packed_is_avail(uint16_t f, uint8_t wrap)
-{
-	return !!(f & GV_DESC_F_AVAIL) == wrap && !!(f & GV_DESC_F_USED) != wrap;
-}
 
 size_t gv_vqd_state_size(void)
 {
@@ -273,7 +216,7 @@ static int split_take_indirect(struct gv_vqd *d, struct gv_chain *c, uint64_t ad
  * one was taken. Returns the entries now available, or -1 (bad index:
  * more than the ring ahead, the queue breaks).
  */
-static int split_refresh_avail(struct gv_vqd *d)
+int gv_vqd_split_refresh_avail(struct gv_vqd *d)
 {
 	uint16_t avail = gv_load16(&d->s.avail->idx);
 
@@ -295,120 +238,12 @@ static int split_refresh_avail(struct gv_vqd *d)
 	return 1;
 }
 
-/* A bad entry after `k` good ones: break the queue, return the good ones. */
-static int burst_bad(struct gv_vqd *d, uint32_t k)
-{
-	d->bad_chains++;
-	d->broken = 1;
-	return k ? (int)k : -EIO;
-}
-
-/* Why a burst's inline loop stopped before its end. */
-enum burst_stop {
-	STOP_END, /* count reached, nothing more, or a longer chain */
-	STOP_MISS, /* b[k] (all but ptr) filled: outside the flat range */
-	STOP_BAD, /* a bad entry */
-};
-
-/* Is [addr, addr + len) wholly inside the flat range? */
-static inline bool in_flat(uint64_t addr, uint32_t len, uint64_t flat_addr, uint64_t flat_len)
-{
-	uint64_t off = addr - flat_addr;
-
-	return off < flat_len && len <= flat_len - off;
-}
-
-/*
- * split, inline part of a burst: entries last.. (at most n), translated
- * within the flat range only, so the loop makes no call and keeps its
- * state in registers. Returns the entries taken; *stop says why it ended.
- */
-static __attribute__((noinline)) uint32_t split_take_flat(struct gv_vqd *d, struct gv_vqd_buf *b,
-							  uint32_t n, uint16_t pos,
-							  enum burst_stop *stop)
-{
-	const uint16_t *ring = d->s.avail->ring;
-	const struct gv_split_desc *table = d->s.desc;
-	const uint32_t num = d->num; /* a power of two: num - 1 is the mask */
-	const uint64_t flat_addr = d->flat_addr, flat_len = d->flat_len;
-	uint8_t *const flat_host = d->flat_host;
-	struct gv_vqd_buf *bp = b, *const end = b + n;
-
-	for (; bp != end; bp++, pos++) {
-		uint32_t i = gv_load16(&ring[pos & (num - 1)]);
-		const struct gv_split_desc *desc;
-		uint16_t flags;
-		uint64_t addr;
-		uint32_t len;
-
-		if (i >= num) {
-			*stop = STOP_BAD;
-			break;
-		}
-		desc = &table[i];
-		flags = gv_load16(&desc->flags);
-		if (flags & (GV_DESC_F_NEXT | GV_DESC_F_INDIRECT))
-			break;
-		addr = gv_load64(&desc->addr);
-		len = gv_load32(&desc->len);
-		bp->addr = addr;
-		bp->len = len;
-		bp->id = (uint16_t)i;
-		bp->write = !!(flags & GV_DESC_F_WRITE);
-		if (!in_flat(addr, len, flat_addr, flat_len)) {
-			*stop = STOP_MISS;
-			break;
-		}
-		bp->ptr = flat_host + (addr - flat_addr);
-	}
-	return (uint32_t)(bp - b);
-}
-
-/*
- * split: up to `n` one-descriptor chains. The avail index is read again
- * only when the cached one does not cover the whole burst. Buffers
- * outside the flat range go through xlate between runs of the inline
- * loop.
- */
-static int split_take_burst(struct gv_vqd *d, struct gv_vqd_buf *b, uint32_t n)
-{
-	uint16_t last = d->s.last_avail;
-	uint32_t k = 0, have = (uint16_t)(d->s.avail_cache - last);
-	enum burst_stop stop;
-
-	if (have < n) {
-		int r = split_refresh_avail(d);
-
-		if (r < 0)
-			BAD_CHAIN(d);
-		have = (uint16_t)(d->s.avail_cache - last);
-	}
-	if (n > have)
-		n = have;
-	for (;;) {
-		stop = STOP_END;
-		k += split_take_flat(d, b + k, n - k, (uint16_t)(last + k), &stop);
-		if (stop != STOP_MISS)
-			break;
-		b[k].ptr = d->xlate(d->xctx, b[k].addr, b[k].len);
-		if (!b[k].ptr) {
-			stop = STOP_BAD;
-			break;
-		}
-		k++;
-	}
-	d->s.last_avail = (uint16_t)(last + k);
-	if (stop == STOP_BAD)
-		return burst_bad(d, k);
-	return (int)k;
-}
-
 static int split_take(struct gv_vqd *d, struct gv_chain *c)
 {
 	uint32_t i;
 
 	if (d->s.last_avail == d->s.avail_cache) {
-		int r = split_refresh_avail(d);
+		int r = gv_vqd_split_refresh_avail(d);
 
 		if (r < 0)
 			BAD_CHAIN(d);
@@ -477,7 +312,7 @@ static int packed_take(struct gv_vqd *d, struct gv_chain *c)
 	if (!packed_is_avail(head_flags, wrap)) {
 		if (!(d->features & GV_VQ_F_EVENT_IDX) || !d->kick_enabled)
 			return 0;
-		packed_set_dev_event(d, true, (uint16_t)(pos | (wrap << 15)), GV_EVENT_F_DESC);
+		gv_vqd_packed_set_dev_event(d, true, (uint16_t)(pos | (wrap << 15)), GV_EVENT_F_DESC);
 		gv_mb(d->barrier);
 		head_flags = gv_load16(&d->p.desc[pos].flags);
 		if (!packed_is_avail(head_flags, wrap))
@@ -538,95 +373,6 @@ static int packed_take(struct gv_vqd *d, struct gv_chain *c)
 	d->p.avail_idx = pos;
 	d->p.avail_wrap = wrap;
 	return 1;
-}
-
-/* packed, inline part of a burst: as split_take_flat, from (*pos, *wrap). */
-static __attribute__((noinline)) uint32_t packed_take_flat(struct gv_vqd *d, struct gv_vqd_buf *b,
-							   uint32_t n, uint16_t *pos_io,
-							   uint8_t *wrap_io, enum burst_stop *stop)
-{
-	const struct gv_packed_desc *ring = d->p.desc;
-	const uint32_t num = d->num;
-	const uint64_t flat_addr = d->flat_addr, flat_len = d->flat_len;
-	uint8_t *const flat_host = d->flat_host;
-	const enum gv_barrier barrier = d->barrier;
-	uint16_t pos = *pos_io;
-	uint8_t wrap = *wrap_io;
-	uint32_t k;
-
-	for (k = 0; k < n; k++) {
-		const struct gv_packed_desc *desc = &ring[pos];
-		uint16_t flags = gv_load16(&desc->flags);
-		uint64_t addr;
-		uint32_t len;
-
-		if (!packed_is_avail(flags, wrap) || (flags & (GV_DESC_F_NEXT | GV_DESC_F_INDIRECT)))
-			break;
-		/* This head's flags before its other fields. */
-		gv_rmb(barrier);
-		addr = gv_load64(&desc->addr);
-		len = gv_load32(&desc->len);
-		b[k].addr = addr;
-		b[k].len = len;
-		b[k].id = gv_load16(&desc->id);
-		b[k].write = !!(flags & GV_DESC_F_WRITE);
-		if (!in_flat(addr, len, flat_addr, flat_len)) {
-			*stop = STOP_MISS;
-			break;
-		}
-		b[k].ptr = flat_host + (addr - flat_addr);
-		if (++pos == num) {
-			pos = 0;
-			wrap ^= 1;
-		}
-	}
-	*pos_io = pos;
-	*wrap_io = wrap;
-	return k;
-}
-
-/* packed: up to `n` one-descriptor chains, in ring order. */
-static int packed_take_burst(struct gv_vqd *d, struct gv_vqd_buf *b, uint32_t n)
-{
-	uint16_t pos = d->p.avail_idx;
-	uint8_t wrap = d->p.avail_wrap;
-	uint32_t k = 0;
-	enum burst_stop stop;
-
-	if (n && !packed_is_avail(gv_load16(&d->p.desc[pos].flags), wrap)) {
-		if (!(d->features & GV_VQ_F_EVENT_IDX) || !d->kick_enabled)
-			return 0;
-		/* Going idle: ask for a kick at our position, then look again. */
-		packed_set_dev_event(d, true, (uint16_t)(pos | (wrap << 15)), GV_EVENT_F_DESC);
-		gv_mb(d->barrier);
-	}
-	for (;;) {
-		stop = STOP_END;
-		k += packed_take_flat(d, b + k, n - k, &pos, &wrap, &stop);
-		if (stop != STOP_MISS)
-			break;
-		/* pos is still at the missed descriptor. */
-		b[k].ptr = d->xlate(d->xctx, b[k].addr, b[k].len);
-		if (!b[k].ptr)
-			break;
-		k++;
-		if (++pos == d->num) {
-			pos = 0;
-			wrap ^= 1;
-		}
-	}
-	d->p.avail_idx = pos;
-	d->p.avail_wrap = wrap;
-	if (stop == STOP_MISS) /* the xlate hook refused it */
-		return burst_bad(d, k);
-	return (int)k;
-}
-
-int gv_vqd_take_burst(struct gv_vqd *d, struct gv_vqd_buf *b, uint32_t n)
-{
-	if (d->broken)
-		return -EIO;
-	return d->layout == GV_LAYOUT_SPLIT ? split_take_burst(d, b, n) : packed_take_burst(d, b, n);
 }
 
 int gv_vqd_take(struct gv_vqd *d, struct gv_chain *c)
@@ -711,78 +457,6 @@ void gv_vqd_push(struct gv_vqd *d, uint16_t id, uint16_t ndesc, uint32_t len)
 	} else {
 		packed_put_used(d, id, len, ndesc);
 	}
-}
-
-/*
- * Burst returns on local copies of the ring state (the stores into the
- * ring could alias struct gv_vqd for the compiler); the same entries,
- * flags order and log marks as gv_vqd_push one by one.
- */
-static void split_push_burst(struct gv_vqd *d, const struct gv_vqd_buf *b, const uint32_t *lens,
-			     uint32_t n)
-{
-	struct gv_split_used_elem *ring = d->s.used->ring;
-	const uint32_t mask = d->mask;
-	const uint16_t at = d->s.used_idx;
-
-	for (uint32_t k = 0; k < n; k++) {
-		struct gv_split_used_elem *e = &ring[(uint16_t)(at + k) & mask];
-
-		gv_store32(&e->id, b[k].id);
-		gv_store32(&e->len, lens[k]);
-	}
-	if (gv_log_on(&d->log))
-		for (uint32_t k = 0; k < n; k++)
-			gv_log_mark(&d->log, d->addrs.device + 4 + 8ull * ((uint16_t)(at + k) & mask), 8);
-	d->s.used_idx = (uint16_t)(at + n);
-}
-
-static void packed_push_burst(struct gv_vqd *d, const struct gv_vqd_buf *b, const uint32_t *lens,
-			      uint32_t n)
-{
-	struct gv_packed_desc *ring = d->p.desc;
-	const uint32_t num = d->num;
-	uint16_t pos = d->p.used_idx, first = pos;
-	uint8_t wrap = d->p.used_wrap;
-	uint32_t k = 0;
-
-	if (n && !d->p.have_staged) {
-		/* The batch's first used descriptor: its flags wait for publish. */
-		gv_store16(&ring[pos].id, b[0].id);
-		gv_store32(&ring[pos].len, lens[0]);
-		d->p.have_staged = 1;
-		d->p.staged_pos = pos;
-		d->p.staged_flags = wrap ? (GV_DESC_F_AVAIL | GV_DESC_F_USED) : 0;
-		if (++pos == num) {
-			pos = 0;
-			wrap ^= 1;
-		}
-		k = 1;
-	}
-	for (; k < n; k++) {
-		gv_store16(&ring[pos].id, b[k].id);
-		gv_store32(&ring[pos].len, lens[k]);
-		gv_store16(&ring[pos].flags, wrap ? (GV_DESC_F_AVAIL | GV_DESC_F_USED) : 0);
-		if (++pos == num) {
-			pos = 0;
-			wrap ^= 1;
-		}
-	}
-	if (gv_log_on(&d->log))
-		for (k = 0; k < n; k++)
-			gv_log_mark(&d->log, d->addrs.desc + 16ull * ((first + k) % num), 16);
-	d->p.used_idx = pos;
-	d->p.used_wrap = wrap;
-	d->p.staged_slots += n;
-}
-
-void gv_vqd_push_burst(struct gv_vqd *d, const struct gv_vqd_buf *b, const uint32_t *lens,
-		       uint32_t n)
-{
-	if (d->layout == GV_LAYOUT_SPLIT)
-		split_push_burst(d, b, lens, n);
-	else
-		packed_push_burst(d, b, lens, n);
 }
 
 void gv_vqd_push_in_order_batch(struct gv_vqd *d, uint16_t last_id, uint32_t last_len,
@@ -873,12 +547,12 @@ void gv_vqd_enable_kick(struct gv_vqd *d, bool enable)
 		return;
 	}
 	if (!enable)
-		packed_set_dev_event(d, false, 0, GV_EVENT_F_DISABLE);
+		gv_vqd_packed_set_dev_event(d, false, 0, GV_EVENT_F_DISABLE);
 	else if (d->features & GV_VQ_F_EVENT_IDX)
-		packed_set_dev_event(d, true, (uint16_t)(d->p.avail_idx | (d->p.avail_wrap << 15)),
+		gv_vqd_packed_set_dev_event(d, true, (uint16_t)(d->p.avail_idx | (d->p.avail_wrap << 15)),
 				     GV_EVENT_F_DESC);
 	else
-		packed_set_dev_event(d, false, 0, GV_EVENT_F_ENABLE);
+		gv_vqd_packed_set_dev_event(d, false, 0, GV_EVENT_F_ENABLE);
 }
 
 /* Copy between `buf` and the chain's segments of one direction. */
