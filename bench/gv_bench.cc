@@ -10,7 +10,9 @@
 //        CPU time leaves those slices out (wall time is in the JSON too)
 //   xc   cross-core streaming, driver on CPU a, device on CPU b
 //   rte  DPDK rte_ring SPSC round trip between the same CPUs (layout and
-//        barrier are "-": the reference for the xc rows of that burst/ring)
+//        barrier are "-": the reference for the xc rows of that burst/ring),
+//        moving a 16-byte handle (address + length, what a descriptor
+//        carries) each way; --gvb_rte_esize=8 moves a bare pointer instead
 // Every rate counter counts descriptors: items_per_second = descriptors/s.
 //
 // GVB_FIXED_BARRIER (-1 default, 0 smp, 1 mandatory) selects the build:
@@ -20,6 +22,7 @@
 // Extra flags (before the --benchmark_* ones):
 //   --gvb_xc_total=N   descriptors per cross-core iteration (32768)
 //   --gvb_cpus=A,B     driver CPU, device CPU (0,1)
+//   --gvb_rte_esize=N  bytes per rte_ring element, 16 (default) or 8
 //   --gvb_min_cpu_frac=F   cross-core iterations count as clean when both
 //                      threads had their CPU for >= F of the wall time (0.9)
 #include <benchmark/benchmark.h>
@@ -44,6 +47,7 @@ int g_drv_cpu = 0;
 int g_dev_cpu = 1;
 int g_ncpus = 1; // CPUs we may run on, counted before main pins itself
 double g_min_cpu_frac = 0.9;
+uint32_t g_rte_esize = 16;
 
 const uint32_t kBursts[] = {1, 8, 32};
 const uint32_t kRings[] = {256, 1024};
@@ -149,7 +153,7 @@ void BM_xc(benchmark::State &state, int layout, int barrier, uint32_t burst, uin
 
 void BM_rte(benchmark::State &state, uint32_t burst, uint32_t num)
 {
-	struct gvb_rte *r = gvb_rte_new(num);
+	struct gvb_rte *r = gvb_rte_new(num, g_rte_esize);
 
 	if (!r) {
 		state.SkipWithError("rte_ring_init failed");
@@ -216,6 +220,10 @@ bool parse_own_flags(int *argc, char **argv)
 				return false;
 		} else if (std::strncmp(a, "--gvb_min_cpu_frac=", 19) == 0) {
 			g_min_cpu_frac = std::strtod(a + 19, nullptr);
+		} else if (std::strncmp(a, "--gvb_rte_esize=", 16) == 0) {
+			g_rte_esize = static_cast<uint32_t>(std::strtoul(a + 16, nullptr, 0));
+			if (g_rte_esize != 8 && g_rte_esize != 16)
+				return false;
 		} else if (std::strncmp(a, "--gvb_cpus=", 11) == 0) {
 			if (std::sscanf(a + 11, "%d,%d", &g_drv_cpu, &g_dev_cpu) != 2)
 				return false;
@@ -234,6 +242,7 @@ int main(int argc, char **argv)
 {
 	if (!parse_own_flags(&argc, argv)) {
 		std::fprintf(stderr, "usage: %s [--gvb_xc_total=N] [--gvb_cpus=A,B] [--gvb_min_cpu_frac=F] "
+			     "[--gvb_rte_esize=8|16] "
 			     "[--benchmark_*]\n",
 			     argv[0]);
 		return 2;
@@ -250,6 +259,7 @@ int main(int argc, char **argv)
 						       : "fixed_mandatory";
 	benchmark::AddCustomContext("gvb_variant", variant);
 	benchmark::AddCustomContext("gvb_xc_total", std::to_string(g_xc_total));
+	benchmark::AddCustomContext("gvb_rte_esize", std::to_string(g_rte_esize));
 	benchmark::AddCustomContext("gvb_cpus", std::to_string(g_drv_cpu) + "," + std::to_string(g_dev_cpu));
 	register_all();
 	benchmark::RunSpecifiedBenchmarks();

@@ -21,6 +21,7 @@
 
 #include "gv_bench_shim.h"
 #include "gv_vq.h"
+#include "gv_vq_burst.h"
 #include "gv_vqd.h"
 
 #define GVB_BUF_LEN 2048u
@@ -36,6 +37,7 @@ struct gvb_pair {
 	void *ring;
 	uint8_t *bufs; /* GVB_MAX_BURST buffers the descriptors point at */
 	uint32_t num;
+	int layout, barrier; /* enum gv_layout, enum gv_barrier */
 	struct gv_seg segs[GVB_MAX_BURST];
 	void *cookies[GVB_MAX_BURST];
 	void *out[GVB_MAX_BURST];
@@ -116,6 +118,8 @@ struct gvb_pair *gvb_pair_new(int layout, int barrier, uint32_t num)
 	if (!p)
 		return NULL;
 	p->num = num;
+	p->layout = layout;
+	p->barrier = barrier;
 	/* Driver and device state on their own cache lines, like two CPUs. */
 	p->vq = zalloc_aligned(GVB_CACHE_LINE, gv_vq_state_size((enum gv_layout)layout, num));
 	p->d = zalloc_aligned(GVB_CACHE_LINE, gv_vqd_state_size());
@@ -137,6 +141,14 @@ struct gvb_pair *gvb_pair_new(int layout, int barrier, uint32_t num)
 	dc.num = num;
 	gv_vq_addrs(p->vq, &dc.addrs);
 	dc.xlate = xlate_identity;
+	/*
+	 * The buffers are one range the device translates inline with a
+	 * bounds check (a vhost back-end's memory-region lookup); the ring
+	 * itself is translated once, at init, through xlate.
+	 */
+	dc.flat_addr = (uint64_t)(uintptr_t)p->bufs;
+	dc.flat_len = (uint64_t)GVB_MAX_BURST * GVB_BUF_LEN;
+	dc.flat_host = p->bufs;
 	if (gv_vqd_init(p->d, &dc) != 0)
 		goto fail;
 
@@ -199,7 +211,6 @@ struct gvb_xc {
 	_Alignas(GVB_CACHE_LINE) enum xc_kind kind;
 	struct gvb_pair *p;
 	struct gvb_rte *r;
-	struct gv_chain *chain; /* device scratch (virtqueue) */
 	uint32_t burst;
 	int dev_cpu;
 	unsigned int g; /* the driver's last gen */
@@ -234,36 +245,46 @@ static bool xc_stalled(struct gvb_xc *s, uint64_t idle, uint64_t reclaimed, stru
 	return t - st->t > GVB_STALL_SECONDS;
 }
 
-/* (2) device: take up to a burst, push each back, publish. */
+/*
+ * (2) device: take up to a burst of one-descriptor chains, return each
+ * with its writable length, publish: one call each way per burst, as
+ * rte_ring's dequeue/enqueue bursts (gv_vqd_take_burst reads the driver's
+ * index once per burst, checks every id and translates every address).
+ */
 static void xc_dev_vq(struct gvb_xc *s, unsigned int g, uint64_t *idle, uint64_t *moved)
 {
 	struct gvb_pair *p = s->p;
-	struct gv_chain *c = s->chain;
+	struct gv_vqd_buf b[GVB_MAX_BURST];
+	uint32_t lens[GVB_MAX_BURST];
 
 	while (atomic_load_explicit(&s->stop_gen, memory_order_relaxed) != g) {
-		uint32_t n = 0;
-		int r = 0;
+		int n = gv_vqd_take_burst(p->d, b, s->burst);
 
-		while (n < s->burst && (r = gv_vqd_take(p->d, c)) == 1) {
-			gv_vqd_push(p->d, c->id, c->ndesc, c->in_len);
-			n++;
-		}
-		if (n) {
+		if (n > 0) {
+			for (int k = 0; k < n; k++)
+				lens[k] = b[k].write ? b[k].len : 0;
+			gv_vqd_push_burst(p->d, b, lens, (uint32_t)n);
 			gv_vqd_publish(p->d);
-			*moved += n;
-		} else {
+			*moved += (uint64_t)n;
+		} else if (n == 0) {
 			(*idle)++;
 			rte_pause();
-		}
-		if (r < 0) {
+		} else {
 			atomic_store(&s->err, 1);
 			return;
 		}
 	}
 }
 
-/* (2) driver: post whole bursts (at most the ring size in flight), reclaim. */
-static uint64_t xc_drv_vq(struct gvb_xc *s, uint64_t total, struct gvb_xc_result *out)
+/*
+ * (2) driver: post whole bursts (at most the ring size in flight),
+ * reclaim. On the core's inline datapath verbs (gv_vq_burst.h), compiled
+ * per (layout, barrier) as the PMD's bursts are, as rte_ring's inline
+ * enqueue/dequeue are in the reference loop.
+ */
+static inline __attribute__((always_inline)) uint64_t
+xc_drv_vq_t(struct gvb_xc *s, uint64_t total, struct gvb_xc_result *out, const enum gv_layout L,
+	    const enum gv_barrier B)
 {
 	struct gvb_pair *p = s->p;
 	uint64_t posted = 0, reclaimed = 0, idle = 0, sum = 0;
@@ -274,22 +295,36 @@ static uint64_t xc_drv_vq(struct gvb_xc *s, uint64_t total, struct gvb_xc_result
 		uint64_t n = total - posted < s->burst ? total - posted : s->burst;
 
 		if (n && posted - reclaimed + n <= p->num) {
-			k = gv_vq_add_burst(p->vq, p->segs, p->cookies, (uint32_t)n, true);
-			if (k)
-				gv_vq_flush(p->vq);
+			k = gvb_add_burst(p->vq, p->segs, p->cookies, (uint32_t)n, true, L);
+			if (k) {
+				if (L == GV_LAYOUT_SPLIT)
+					split_flush(p->vq, B);
+				else
+					packed_flush(p->vq, B);
+			}
 			posted += k;
 		}
-		got = gv_vq_get_used(p->vq, p->out, p->lens, s->burst);
+		got = gvb_get_used(p->vq, p->out, p->lens, s->burst, L, B);
 		for (i = 0; i < got; i++)
 			sum += (uintptr_t)p->out[i] + p->lens[i];
 		reclaimed += got;
-		if (!k && !got &&
-		    (gv_vq_broken(p->vq) || xc_stalled(s, ++idle, reclaimed, &st)))
+		if (!k && !got && (gvb_broken(p->vq) || xc_stalled(s, ++idle, reclaimed, &st)))
 			break;
 	}
 	out->drv_idle_loops = idle;
 	out->checksum = sum;
 	return reclaimed;
+}
+
+static uint64_t xc_drv_vq(struct gvb_xc *s, uint64_t total, struct gvb_xc_result *out)
+{
+	const int split = s->p->layout == GV_LAYOUT_SPLIT, smp = s->p->barrier == GV_BARRIER_SMP;
+
+	if (split)
+		return smp ? xc_drv_vq_t(s, total, out, GV_LAYOUT_SPLIT, GV_BARRIER_SMP)
+			   : xc_drv_vq_t(s, total, out, GV_LAYOUT_SPLIT, GV_BARRIER_MANDATORY);
+	return smp ? xc_drv_vq_t(s, total, out, GV_LAYOUT_PACKED, GV_BARRIER_SMP)
+		   : xc_drv_vq_t(s, total, out, GV_LAYOUT_PACKED, GV_BARRIER_MANDATORY);
 }
 
 static void xc_dev_rte(struct gvb_xc *s, unsigned int g, uint64_t *idle, uint64_t *moved);
@@ -344,8 +379,6 @@ static struct gvb_xc *xc_start(enum xc_kind kind, struct gvb_pair *p, struct gvb
 	s->r = r;
 	s->burst = burst;
 	s->dev_cpu = dev_cpu;
-	if (kind == XC_VQ && !(s->chain = malloc(sizeof(*s->chain))))
-		goto fail;
 	if (pthread_getaffinity_np(pthread_self(), sizeof(s->saved), &s->saved) ||
 	    gvb_pin_self(drv_cpu))
 		goto fail;
@@ -361,7 +394,6 @@ static struct gvb_xc *xc_start(enum xc_kind kind, struct gvb_pair *p, struct gvb
 	}
 	return s;
 fail:
-	free(s->chain);
 	free(s);
 	return NULL;
 }
@@ -411,7 +443,6 @@ int gvb_xc_stop(struct gvb_xc *s)
 	pthread_join(s->th, NULL);
 	pthread_setaffinity_np(pthread_self(), sizeof(s->saved), &s->saved);
 	rc = atomic_load(&s->err) ? -1 : 0;
-	free(s->chain);
 	free(s);
 	return rc;
 }
@@ -420,34 +451,49 @@ int gvb_xc_stop(struct gvb_xc *s)
  * ---- (3) reference: DPDK rte_ring SPSC between the same two cores ----
  *
  * Shape: a round trip on two rings, the same shape as the virtqueue run.
- * The driver thread enqueues bursts of pointers on ring `fwd` (the avail
+ * The driver thread enqueues bursts of handles on ring `fwd` (the avail
  * direction), the device thread dequeues up to `burst`, and enqueues them
  * on ring `back` (the used direction), the driver dequeues up to `burst`
- * from `back`. The driver keeps at most `num` pointers in flight, the
+ * from `back`. The driver keeps at most `num` handles in flight, the
  * bound the ring size puts on the virtqueue. A one-way stream would be
  * cheaper but unfair: the virtqueue always pays for the return trip
- * (used ring) that gives the buffers back. The rte_ring moves one 8-byte
- * pointer per descriptor each way; the virtqueue moves a 16-byte
- * descriptor plus an avail/used entry (split) or writes the descriptor
- * twice (packed), and validates what comes back: that is the overhead
- * the comparison shows.
+ * (used ring) that gives the buffers back.
+ *
+ * What moves per descriptor: by default a 16-byte handle each way
+ * (struct gvb_handle: buffer address and length, what a virtio
+ * descriptor carries; the device cannot dereference a driver-private
+ * object to learn them), rte_ring's _elem API with esize 16. With
+ * --gvb_rte_esize=8 a bare 8-byte pointer instead (what an application
+ * passing mbuf pointers moves, leaving the address and length in the
+ * mbuf's own cache line, which this loop never touches). The virtqueue
+ * moves a 16-byte descriptor plus a 2-byte avail entry and an 8-byte used
+ * entry (split), or writes the 16-byte descriptor twice (packed), and
+ * validates what comes back: that is the overhead the comparison shows.
  *
  * Rings are made with rte_ring_init() on our own memory: no EAL needed.
  * Each ring holds 2*num slots (power of two > num, so the usable
  * capacity 2*num-1 never limits the `num` in flight).
  */
+struct gvb_handle {
+	uint64_t addr;
+	uint32_t len;
+	uint32_t pad;
+};
+_Static_assert(sizeof(struct gvb_handle) == 16, "16-byte handle, as a descriptor");
+
 struct gvb_rte {
 	struct rte_ring *fwd;
 	struct rte_ring *back;
 	uint32_t num;
-	void *objs[GVB_MAX_BURST];
-	void *out[GVB_MAX_BURST];
+	uint32_t esize; /* 8: pointer, 16: struct gvb_handle */
+	struct gvb_handle objs[GVB_MAX_BURST]; /* esize 8 uses the first 8 * burst bytes */
+	struct gvb_handle out[GVB_MAX_BURST];
 	uint8_t *bufs;
 };
 
-static struct rte_ring *rte_ring_make(const char *name, uint32_t count)
+static struct rte_ring *rte_ring_make(const char *name, uint32_t count, uint32_t esize)
 {
-	ssize_t sz = rte_ring_get_memsize(count);
+	ssize_t sz = rte_ring_get_memsize_elem(esize, count);
 	struct rte_ring *r;
 
 	if (sz < 0)
@@ -472,40 +518,58 @@ void gvb_rte_free(struct gvb_rte *r)
 	free(r);
 }
 
-struct gvb_rte *gvb_rte_new(uint32_t num)
+struct gvb_rte *gvb_rte_new(uint32_t num, uint32_t esize)
 {
 	struct gvb_rte *r = zalloc_aligned(GVB_CACHE_LINE, sizeof(*r));
 	uint32_t i;
 
-	if (!r || num == 0 || (num & (num - 1)) || num > (1u << 30)) {
+	if (!r || num == 0 || (num & (num - 1)) || num > (1u << 30) ||
+	    (esize != 8 && esize != 16)) {
 		free(r);
 		return NULL;
 	}
 	r->num = num;
-	r->fwd = rte_ring_make("gvb_fwd", 2 * num);
-	r->back = rte_ring_make("gvb_back", 2 * num);
+	r->esize = esize;
+	r->fwd = rte_ring_make("gvb_fwd", 2 * num, esize);
+	r->back = rte_ring_make("gvb_back", 2 * num, esize);
 	r->bufs = zalloc_aligned(4096, (size_t)GVB_MAX_BURST * GVB_BUF_LEN);
 	if (!r->fwd || !r->back || !r->bufs) {
 		gvb_rte_free(r);
 		return NULL;
 	}
-	for (i = 0; i < GVB_MAX_BURST; i++)
-		r->objs[i] = r->bufs + (size_t)i * GVB_BUF_LEN;
+	for (i = 0; i < GVB_MAX_BURST; i++) {
+		uint8_t *b = r->bufs + (size_t)i * GVB_BUF_LEN;
+
+		if (esize == 8) {
+			((void **)r->objs)[i] = b;
+		} else {
+			r->objs[i].addr = (uint64_t)(uintptr_t)b;
+			r->objs[i].len = GVB_BUF_LEN;
+		}
+	}
 	return r;
 }
 
+/*
+ * The loops below take the element size as a literal (always inlined
+ * into one copy per size), so rte_ring's copy code is specialised as in
+ * an application with a fixed element type.
+ */
+#define GVB_ALWAYS_INLINE static inline __attribute__((always_inline))
+
 /* (3) device: move up to a burst from `fwd` to `back`. */
-static void xc_dev_rte(struct gvb_xc *s, unsigned int g, uint64_t *idle, uint64_t *moved)
+GVB_ALWAYS_INLINE void xc_dev_rte_t(struct gvb_xc *s, unsigned int g, uint64_t *idle,
+				    uint64_t *moved, const unsigned int esize)
 {
 	struct gvb_rte *r = s->r;
-	void *objs[GVB_MAX_BURST];
+	struct gvb_handle objs[GVB_MAX_BURST];
 
 	while (atomic_load_explicit(&s->stop_gen, memory_order_relaxed) != g) {
-		unsigned int n = rte_ring_dequeue_burst(r->fwd, objs, s->burst, NULL);
+		unsigned int n = rte_ring_dequeue_burst_elem(r->fwd, objs, esize, s->burst, NULL);
 
 		if (n) {
 			/* `back` has room for everything in flight. */
-			if (rte_ring_enqueue_burst(r->back, objs, n, NULL) != n) {
+			if (rte_ring_enqueue_burst_elem(r->back, objs, esize, n, NULL) != n) {
 				atomic_store(&s->err, 1);
 				return;
 			}
@@ -517,8 +581,17 @@ static void xc_dev_rte(struct gvb_xc *s, unsigned int g, uint64_t *idle, uint64_
 	}
 }
 
+static void xc_dev_rte(struct gvb_xc *s, unsigned int g, uint64_t *idle, uint64_t *moved)
+{
+	if (s->r->esize == 8)
+		xc_dev_rte_t(s, g, idle, moved, 8);
+	else
+		xc_dev_rte_t(s, g, idle, moved, 16);
+}
+
 /* (3) driver: the same posting rule as the virtqueue driver. */
-static uint64_t xc_drv_rte(struct gvb_xc *s, uint64_t total, struct gvb_xc_result *out)
+GVB_ALWAYS_INLINE uint64_t xc_drv_rte_t(struct gvb_xc *s, uint64_t total,
+					struct gvb_xc_result *out, const unsigned int esize)
 {
 	struct gvb_rte *r = s->r;
 	uint64_t posted = 0, reclaimed = 0, idle = 0, sum = 0;
@@ -529,12 +602,16 @@ static uint64_t xc_drv_rte(struct gvb_xc *s, uint64_t total, struct gvb_xc_resul
 		uint64_t n = total - posted < s->burst ? total - posted : s->burst;
 
 		if (n && posted - reclaimed + n <= r->num) {
-			k = rte_ring_enqueue_burst(r->fwd, r->objs, (unsigned int)n, NULL);
+			k = rte_ring_enqueue_burst_elem(r->fwd, r->objs, esize, (unsigned int)n, NULL);
 			posted += k;
 		}
-		got = rte_ring_dequeue_burst(r->back, r->out, s->burst, NULL);
-		for (i = 0; i < got; i++)
-			sum += (uintptr_t)r->out[i];
+		got = rte_ring_dequeue_burst_elem(r->back, r->out, esize, s->burst, NULL);
+		for (i = 0; i < got; i++) {
+			if (esize == 8)
+				sum += (uintptr_t)((void **)r->out)[i];
+			else
+				sum += r->out[i].addr + r->out[i].len;
+		}
 		reclaimed += got;
 		if (!k && !got && xc_stalled(s, ++idle, reclaimed, &st))
 			break;
@@ -542,6 +619,13 @@ static uint64_t xc_drv_rte(struct gvb_xc *s, uint64_t total, struct gvb_xc_resul
 	out->drv_idle_loops = idle;
 	out->checksum = sum;
 	return reclaimed;
+}
+
+static uint64_t xc_drv_rte(struct gvb_xc *s, uint64_t total, struct gvb_xc_result *out)
+{
+	if (s->r->esize == 8)
+		return xc_drv_rte_t(s, total, out, 8);
+	return xc_drv_rte_t(s, total, out, 16);
 }
 
 struct gvb_xc *gvb_rte_start(struct gvb_rte *r, uint32_t burst, int drv_cpu, int dev_cpu)

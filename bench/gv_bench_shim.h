@@ -72,10 +72,12 @@ int gvb_xc_stop(struct gvb_xc *s); /* NULL ok; -1 if the device thread failed */
  * Reference: the same round trip on two DPDK rte_ring SPSC rings (see the
  * comment in the .c for the shape), driven by the same session code with
  * gvb_xc_iter / gvb_xc_stop. `num` bounds what is in flight, as the ring
- * size does for the virtqueue. No EAL needed.
+ * size does for the virtqueue. `esize`: bytes moved per descriptor each
+ * way, 16 (address + length, what a descriptor carries) or 8 (a bare
+ * pointer). No EAL needed.
  */
 struct gvb_rte;
-struct gvb_rte *gvb_rte_new(uint32_t num);
+struct gvb_rte *gvb_rte_new(uint32_t num, uint32_t esize);
 void gvb_rte_free(struct gvb_rte *r);
 struct gvb_xc *gvb_rte_start(struct gvb_rte *r, uint32_t burst, int drv_cpu, int dev_cpu);
 

@@ -35,6 +35,9 @@
 #   BENCH_XC_TOTAL=N       descriptors per cross-core iteration (32768; short runs, so most
 #                          fit between two preemptions on a busy machine)
 #   BENCH_CPUS=A,B         driver CPU, device CPU (0,1)
+#   BENCH_RTE_ESIZE=N      bytes the rte_ring reference moves per descriptor
+#                          each way: 16 (default: address + length, what a
+#                          descriptor carries) or 8 (a bare pointer)
 #   BENCH_FILTER=REGEX     only rows whose name matches (grep -E), e.g.
 #                          'split/smp' or '^(xc|rte)/.*/32/' (keep the rte rows
 #                          in for the reference column)
@@ -70,6 +73,7 @@ else
 	XC_TOTAL=${BENCH_XC_TOTAL:-32768}
 fi
 CPUS=${BENCH_CPUS:-0,1}
+RTE_ESIZE=${BENCH_RTE_ESIZE:-16}
 
 die() { echo "bench/run.sh: $*" >&2; exit 2; }
 command -v python3 >/dev/null || die "python3 is needed"
@@ -133,7 +137,7 @@ except OSError:
     pass
 load = open("/proc/loadavg").read().split()[0]
 json.dump({"timestamp": "$TS", "loadavg_at_start": float(load), "rounds": $ROUNDS, "min_time": "$MIN_TIME", "st_reps": $ST_REPS,
-           "xc_min_time": "$XC_MIN_TIME", "xc_total": $XC_TOTAL, "cpus": "$CPUS",
+           "xc_min_time": "$XC_MIN_TIME", "xc_total": $XC_TOTAL, "cpus": "$CPUS", "rte_esize": $RTE_ESIZE,
            "quick": "${BENCH_QUICK:-0}" == "1", "kernel": platform.release(),
            "cpu": cpu, "nproc": os.cpu_count()}, open(sys.argv[1], "w"), indent=1)
 EOF
@@ -179,7 +183,9 @@ for p in "${plan[@]}"; do
 	progress "$step" "$label" 0 "$nrows" ""
 	done_rows=0
 	set +e
-	"$BIN/$exe" --gvb_xc_total="$XC_TOTAL" --gvb_cpus="$CPUS" \
+	rte_flag=()
+	[ "$exe" = gv_bench ] && rte_flag=(--gvb_rte_esize="$RTE_ESIZE")
+	"$BIN/$exe" --gvb_xc_total="$XC_TOTAL" --gvb_cpus="$CPUS" "${rte_flag[@]}" \
 		--benchmark_filter="$filter" --benchmark_min_time="$mt" \
 		--benchmark_repetitions="$reps" --benchmark_report_aggregates_only=false \
 		--benchmark_out="$out" --benchmark_out_format=json \

@@ -535,10 +535,21 @@ static void t_dev_split_avail(void **state)
 		gvt_q_setup(&q, p, NUM, 0, 0);
 		av = gvt_split_avail(&q);
 		(void)post_chain3(&q, true);
-		if (v == 0)
-			av->idx = (uint16_t)(av->idx + NUM); /* 1 + NUM entries pending */
-		else
+		if (v == 0) {
+			struct gv_chain c;
+
+			/* NUM + 1 entries pending after the second chain */
+			av->idx = (uint16_t)(av->idx + NUM + 1);
+			/*
+			 * The device read the index (2) when it took the first
+			 * chain and takes what that exposed without reading it
+			 * again; the bad index is refused at the next read.
+			 */
+			assert_int_equal(gv_vqd_take(q.vqd, &c), 1);
+			assert_int_equal(c.nseg, 3);
+		} else {
 			av->ring[1] = NUM;
+		}
 		expect_bad_chain(&q);
 		gvt_q_free(&q);
 	}

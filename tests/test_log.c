@@ -27,6 +27,8 @@
  *   bounds     (e) bitmap of exactly `bits` bits: nothing at or past `bits`
  *                  is written (run under ASan+UBSan by the sanitizer build)
  *   event      (f) event suppression fields the device writes are logged
+ *   burst      (g) gv_vqd_take_burst / gv_vqd_push_burst log the used
+ *                  entries they write (across the ring's page boundary)
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -598,18 +600,62 @@ static void t_event(enum gv_layout layout, enum gv_barrier barrier)
 	cmocka_unit_test_teardown(fn##_packed_smp, env_close),                          \
 	cmocka_unit_test_teardown(fn##_packed_mand, env_close)
 
+/* (g) The burst verbs log the used entries they write, as gv_vqd_push. */
+static void t_burst(enum gv_layout layout, enum gv_barrier barrier)
+{
+	enum { NB = 6, BUF = 512 };
+	env_open(layout, barrier, 0);
+	struct env *e = g_env;
+	int tag[NB];
+	void *ck[NB];
+	uint32_t ln[NB];
+	struct gv_vqd_buf b[NB];
+
+	gv_vqd_set_log(e->d, e->bm, PAGES);
+	for (unsigned i = 0; i < NB; i++) {
+		struct gv_seg s = { 20 * PG + (uint64_t)i * BUF, BUF }; /* page 20 */
+		post(e, &s, 0, 1, &tag[i]);
+		ck[i] = &tag[i];
+		ln[i] = BUF - i;
+	}
+	assert_int_equal(gv_vqd_take_burst(e->d, b, NB), NB);
+	for (unsigned i = 0; i < NB; i++) {
+		assert_int_equal(b[i].addr, 20 * PG + (uint64_t)i * BUF);
+		assert_ptr_equal(b[i].ptr, e->mem + b[i].addr);
+		assert_true(b[i].write);
+		memset(b[i].ptr, (int)i, ln[i]);
+		gv_vqd_log_write(e->d, b[i].addr, ln[i]);
+		expect_pages(e->must, b[i].addr, ln[i]);
+	}
+	gv_vqd_push_burst(e->d, b, ln, NB);
+	for (unsigned i = 0; i < NB; i++) { /* what push() notes per entry */
+		if (e->layout == GV_LAYOUT_SPLIT) {
+			expect_pages(e->must, e->used_gpa + 4 + 8 * (e->pushed % NUM), 8);
+		} else {
+			expect_pages(e->must, e->ring_gpa + 16ull * e->used_pos, 16);
+			e->used_pos = (e->used_pos + 1) % NUM;
+		}
+		e->pushed++;
+		e->unpublished++;
+	}
+	publish(e);
+	check_bitmap(e, e->bm, WORDS, PAGES);
+	reclaim(e, NB, ck, ln);
+}
+
 COMBOS(t_pages)
 COMBOS(t_log_write)
 COMBOS(t_atomics)
 COMBOS(t_off)
 COMBOS(t_bounds)
 COMBOS(t_event)
+COMBOS(t_burst)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TESTS(t_pages), TESTS(t_log_write), TESTS(t_atomics), TESTS(t_off),
-		TESTS(t_bounds), TESTS(t_event),
+		TESTS(t_bounds), TESTS(t_event), TESTS(t_burst),
 	};
 	return cmocka_run_group_tests_name("log", tests, NULL, NULL);
 }

@@ -24,6 +24,14 @@ struct gv_log {
 };
 
 void gv_log_set(struct gv_log *l, uint64_t *bitmap, uint64_t bits);
+/*
+ * Is logging on? The device end tests this inline before each mark on
+ * its per-descriptor paths, so a log that is off costs no call.
+ */
+static inline int gv_log_on(const struct gv_log *l)
+{
+	return l->bitmap != 0;
+}
 /* Gather the pages of [addr, addr + len) into the cache. */
 void gv_log_mark(struct gv_log *l, uint64_t addr, uint64_t len);
 /* Write the cached words into the bitmap, one atomic OR each. */

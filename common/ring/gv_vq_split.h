@@ -209,24 +209,39 @@ GV_INLINE uint16_t split_used_avail(struct gv_vq *vq, const enum gv_barrier B)
 	return pending;
 }
 
+/*
+ * The loop works on local copies of the queue state and writes them back
+ * once: its stores into cookies[], lens[] and the private arrays could
+ * alias struct gv_vq as far as the compiler knows, which would otherwise
+ * reload and store every field per entry. The free-list splice is
+ * split_free_chain's, on those copies.
+ */
 GV_INLINE uint32_t split_get_used_t(struct gv_vq *vq, void **cookies, uint32_t *lens,
 				    uint32_t n, const bool in_order, const enum gv_barrier B)
 {
 	uint16_t pending = split_used_avail(vq, B);
+	const struct gv_split_used_elem *ring = vq->s.used->ring;
+	struct gv_slot *slot = vq->slot;
+	uint16_t *next = vq->next;
+	const uint16_t *order = vq->order;
+	const uint32_t num = vq->num, mask = vq->mask;
+	uint16_t last_used = vq->s.last_used;
+	uint16_t free_head = vq->s.free_head, free_tail = vq->s.free_tail;
+	uint32_t num_free = vq->num_free, inflight = vq->inflight;
 	uint32_t k;
 
 	if (n > pending)
 		n = pending;
 	for (k = 0; k < n; k++) {
-		struct gv_split_used_elem *e = &vq->s.used->ring[vq->s.last_used & vq->mask];
+		const struct gv_split_used_elem *e = &ring[last_used & mask];
 		uint32_t id = gv_load32(&e->id), len = gv_load32(&e->len);
 		struct gv_slot *s;
 
-		if (GV_UNLIKELY(id >= vq->num)) {
+		if (GV_UNLIKELY(id >= num)) {
 			GV_VQ_FAIL(vq, bad_id);
 			break;
 		}
-		s = &vq->slot[id];
+		s = &slot[id];
 		if (GV_UNLIKELY(s->ndesc == 0)) {
 			GV_VQ_FAIL(vq, id_not_inflight);
 			break;
@@ -238,16 +253,33 @@ GV_INLINE uint32_t split_get_used_t(struct gv_vq *vq, void **cookies, uint32_t *
 			}
 			len = 0; /* nothing was writable: the length means nothing */
 		}
-		if (in_order && GV_UNLIKELY(vq->order[vq->s.last_used & vq->mask] != id)) {
+		if (in_order && GV_UNLIKELY(order[last_used & mask] != id)) {
 			GV_VQ_FAIL(vq, bad_order);
 			break;
 		}
 		cookies[k] = s->cookie;
 		if (lens)
 			lens[k] = len;
-		split_free_chain(vq, (uint16_t)id, in_order);
-		vq->s.last_used++;
+		if (!in_order) {
+			next[s->last] = free_head;
+			free_head = (uint16_t)id;
+		} else if (num_free == 0) {
+			free_head = (uint16_t)id;
+			free_tail = s->last;
+		} else {
+			next[free_tail] = (uint16_t)id;
+			free_tail = s->last;
+		}
+		num_free += s->ndesc;
+		s->ndesc = 0;
+		inflight--;
+		last_used++;
 	}
+	vq->s.last_used = last_used;
+	vq->s.free_head = free_head;
+	vq->s.free_tail = free_tail;
+	vq->num_free = num_free;
+	vq->inflight = inflight;
 	return k;
 }
 

@@ -3,53 +3,14 @@
  * gv_vqd.c - the device end of a virtqueue (see gv_vqd.h): take the
  * driver's chains, return used entries, event suppression, and the dirty
  * log of every guest page written. Split and packed layouts as twin
- * functions behind one set of verbs. This is test and benchmark
+ * functions behind one set of verbs. The burst verbs are in
+ * gv_vqd_burst.c. This is test and benchmark
  * infrastructure, so it favours checks over speed where they differ.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "gv_log.h"
-#include "gv_vqd.h"
-
-struct gv_vqd {
-	enum gv_layout layout;
-	enum gv_barrier barrier;
-	uint32_t num, mask, features;
-	uint8_t broken;
-	uint8_t kick_enabled;
-	struct gv_ring_addrs addrs;
-	gv_xlate_fn xlate;
-	void *xctx;
-	union {
-		struct {
-			struct gv_split_desc *desc;
-			struct gv_split_avail *avail;
-			struct gv_split_used *used;
-			uint16_t last_avail; /* next avail entry to take */
-			uint16_t used_idx; /* next used entry to write */
-			uint16_t pub_used; /* used->idx as published */
-			uint16_t sig_used; /* used idx at the last interrupt decision */
-		} s;
-		struct {
-			struct gv_packed_desc *desc;
-			struct gv_packed_event *drv, *dev;
-			uint16_t avail_idx, used_idx, staged_pos, staged_flags;
-			uint8_t avail_wrap, used_wrap, have_staged, pub_wrap;
-			uint16_t pub_pos; /* used position as last published */
-			uint32_t staged_slots, pub_slots;
-		} p;
-	};
-	struct gv_log log;
-	uint64_t bad_chains;
-};
-
-#define BAD_CHAIN(d)                                                           \
-	do {                                                                   \
-		(d)->bad_chains++;                                             \
-		(d)->broken = 1;                                               \
-		return -EIO;                                                   \
-	} while (0)
+#include "gv_vqd_priv.h"
 
 /*
  * Event suppression fields the device writes in guest memory: logged at
@@ -67,7 +28,7 @@ static void split_set_used_flags(struct gv_vqd *d, uint16_t v)
 	gv_log_mark_now(&d->log, d->addrs.device, 2);
 }
 
-static void packed_set_dev_event(struct gv_vqd *d, bool set_off, uint16_t off_wrap,
+void gv_vqd_packed_set_dev_event(struct gv_vqd *d, bool set_off, uint16_t off_wrap,
 				 uint16_t flags)
 {
 	if (set_off) {
@@ -79,10 +40,6 @@ static void packed_set_dev_event(struct gv_vqd *d, bool set_off, uint16_t off_wr
 	gv_log_mark_now(&d->log, d->addrs.device, sizeof(struct gv_packed_event));
 }
 
-static inline int packed_is_avail(uint16_t f, uint8_t wrap)
-{
-	return !!(f & GV_DESC_F_AVAIL) == wrap && !!(f & GV_DESC_F_USED) != wrap;
-}
 
 size_t gv_vqd_state_size(void)
 {
@@ -106,6 +63,13 @@ int gv_vqd_init(struct gv_vqd *d, const struct gv_vqd_config *cfg)
 	d->addrs = cfg->addrs;
 	d->xlate = cfg->xlate;
 	d->xctx = cfg->xlate_ctx;
+	if (cfg->flat_len) {
+		if (!cfg->flat_host || cfg->flat_addr + cfg->flat_len - 1 < cfg->flat_addr)
+			return -EINVAL;
+		d->flat_addr = cfg->flat_addr;
+		d->flat_len = cfg->flat_len;
+		d->flat_host = cfg->flat_host;
+	}
 	d->kick_enabled = 1;
 	if (cfg->layout == GV_LAYOUT_SPLIT) {
 		d->s.desc = cfg->xlate(d->xctx, cfg->addrs.desc, (uint32_t)gv_split_desc_bytes(num));
@@ -140,6 +104,19 @@ void gv_vqd_stats(const struct gv_vqd *d, struct gv_vqd_stats *out)
 	out->log_atomics = d->log.atomics;
 }
 
+/*
+ * A buffer's host pointer: inline when it lies wholly in the flat range,
+ * through the caller's hook otherwise. NULL: untranslatable.
+ */
+static inline void *buf_xlate(struct gv_vqd *d, uint64_t addr, uint32_t len)
+{
+	uint64_t off = addr - d->flat_addr;
+
+	if (off < d->flat_len && len <= d->flat_len - off)
+		return d->flat_host + off;
+	return d->xlate(d->xctx, addr, len);
+}
+
 /* Append a segment; readable ones must all come before writable ones. */
 static int add_seg(struct gv_vqd *d, struct gv_chain *c, uint64_t addr, uint32_t len, bool write)
 {
@@ -151,7 +128,7 @@ static int add_seg(struct gv_vqd *d, struct gv_chain *c, uint64_t addr, uint32_t
 	if (write ? (uint64_t)c->in_len + len > UINT32_MAX : (uint64_t)c->out_len + len > UINT32_MAX)
 		return -1;
 	s = &c->seg[c->nseg];
-	s->ptr = d->xlate(d->xctx, addr, len);
+	s->ptr = buf_xlate(d, addr, len);
 	if (!s->ptr)
 		return -1;
 	s->addr = addr;
@@ -164,6 +141,30 @@ static int add_seg(struct gv_vqd *d, struct gv_chain *c, uint64_t addr, uint32_t
 		c->out_len += len;
 		c->n_out++;
 	}
+	return 0;
+}
+
+/*
+ * The whole chain is one descriptor (no NEXT, no INDIRECT): fill it in
+ * one go, the common case of a network queue. -1: untranslatable.
+ */
+static inline int chain_one(struct gv_vqd *d, struct gv_chain *c, uint64_t addr, uint32_t len,
+			    uint16_t flags)
+{
+	struct gv_chain_seg *s = &c->seg[0];
+	bool write = flags & GV_DESC_F_WRITE;
+
+	s->ptr = buf_xlate(d, addr, len);
+	if (!s->ptr)
+		return -1;
+	s->addr = addr;
+	s->len = len;
+	s->write = write;
+	c->ndesc = 1;
+	c->nseg = 1;
+	c->n_out = !write;
+	c->out_len = write ? 0 : len;
+	c->in_len = write ? len : 0;
 	return 0;
 }
 
@@ -210,10 +211,14 @@ static int split_take_indirect(struct gv_vqd *d, struct gv_chain *c, uint64_t ad
 	}
 }
 
-static int split_take(struct gv_vqd *d, struct gv_chain *c)
+/*
+ * Read the driver's avail index again, once everything up to the cached
+ * one was taken. Returns the entries now available, or -1 (bad index:
+ * more than the ring ahead, the queue breaks).
+ */
+int gv_vqd_split_refresh_avail(struct gv_vqd *d)
 {
 	uint16_t avail = gv_load16(&d->s.avail->idx);
-	uint32_t i;
 
 	if (avail == d->s.last_avail) {
 		if (!(d->features & GV_VQ_F_EVENT_IDX) || !d->kick_enabled)
@@ -226,14 +231,42 @@ static int split_take(struct gv_vqd *d, struct gv_chain *c)
 			return 0;
 	}
 	if ((uint16_t)(avail - d->s.last_avail) > d->num)
-		BAD_CHAIN(d);
+		return -1;
 	/* The index before the entries and descriptors it exposes. */
 	gv_rmb(d->barrier);
+	d->s.avail_cache = avail;
+	return 1;
+}
+
+static int split_take(struct gv_vqd *d, struct gv_chain *c)
+{
+	uint32_t i;
+
+	if (d->s.last_avail == d->s.avail_cache) {
+		int r = gv_vqd_split_refresh_avail(d);
+
+		if (r < 0)
+			BAD_CHAIN(d);
+		if (r == 0)
+			return 0;
+	}
 	i = gv_load16(&d->s.avail->ring[d->s.last_avail & d->mask]);
 	if (i >= d->num)
 		BAD_CHAIN(d);
-	chain_start(c);
 	c->id = (uint16_t)i;
+	{
+		struct gv_split_desc *desc = &d->s.desc[i];
+		uint16_t flags = gv_load16(&desc->flags);
+
+		if (GV_LIKELY(!(flags & (GV_DESC_F_NEXT | GV_DESC_F_INDIRECT)))) {
+			if (chain_one(d, c, gv_load64(&desc->addr), gv_load32(&desc->len), flags))
+				BAD_CHAIN(d);
+			d->s.last_avail++;
+			return 1;
+		}
+	}
+	/* Longer chains: the general walk (reads the head again). */
+	chain_start(c);
 	for (;;) {
 		struct gv_split_desc *desc = &d->s.desc[i];
 		uint16_t flags = gv_load16(&desc->flags);
@@ -274,17 +307,33 @@ static int packed_take(struct gv_vqd *d, struct gv_chain *c)
 {
 	uint16_t pos = d->p.avail_idx, id = 0;
 	uint8_t wrap = d->p.avail_wrap;
+	uint16_t head_flags = gv_load16(&d->p.desc[pos].flags);
 
-	if (!packed_is_avail(gv_load16(&d->p.desc[pos].flags), wrap)) {
+	if (!packed_is_avail(head_flags, wrap)) {
 		if (!(d->features & GV_VQ_F_EVENT_IDX) || !d->kick_enabled)
 			return 0;
-		packed_set_dev_event(d, true, (uint16_t)(pos | (wrap << 15)), GV_EVENT_F_DESC);
+		gv_vqd_packed_set_dev_event(d, true, (uint16_t)(pos | (wrap << 15)), GV_EVENT_F_DESC);
 		gv_mb(d->barrier);
-		if (!packed_is_avail(gv_load16(&d->p.desc[pos].flags), wrap))
+		head_flags = gv_load16(&d->p.desc[pos].flags);
+		if (!packed_is_avail(head_flags, wrap))
 			return 0;
 	}
 	/* The head's flags before the rest of the chain. */
 	gv_rmb(d->barrier);
+	if (GV_LIKELY(!(head_flags & (GV_DESC_F_NEXT | GV_DESC_F_INDIRECT)))) {
+		struct gv_packed_desc *desc = &d->p.desc[pos];
+
+		if (chain_one(d, c, gv_load64(&desc->addr), gv_load32(&desc->len), head_flags))
+			BAD_CHAIN(d);
+		c->id = gv_load16(&desc->id);
+		if (++pos == d->num) {
+			pos = 0;
+			d->p.avail_wrap = wrap ^ 1;
+		}
+		d->p.avail_idx = pos;
+		return 1;
+	}
+	/* Longer chains: the general walk (reads the head again). */
 	chain_start(c);
 	for (;;) {
 		struct gv_packed_desc *desc = &d->p.desc[pos];
@@ -374,7 +423,8 @@ static void split_put_used(struct gv_vqd *d, uint16_t at, uint16_t id, uint32_t 
 
 	gv_store32(&e->id, id);
 	gv_store32(&e->len, len);
-	gv_log_mark(&d->log, d->addrs.device + 4 + 8ull * (at & d->mask), 8);
+	if (gv_log_on(&d->log))
+		gv_log_mark(&d->log, d->addrs.device + 4 + 8ull * (at & d->mask), 8);
 }
 
 /* Write a used descriptor; the first of a batch gets its flags at publish. */
@@ -393,7 +443,8 @@ static void packed_put_used(struct gv_vqd *d, uint16_t id, uint32_t len, uint32_
 	} else {
 		gv_store16(&desc->flags, flags);
 	}
-	gv_log_mark(&d->log, d->addrs.desc + 16ull * pos, 16);
+	if (gv_log_on(&d->log))
+		gv_log_mark(&d->log, d->addrs.desc + 16ull * pos, 16);
 	packed_advance(&d->p.used_idx, &d->p.used_wrap, ndesc, d->num);
 	d->p.staged_slots += ndesc;
 }
@@ -424,7 +475,8 @@ void gv_vqd_push_in_order_batch(struct gv_vqd *d, uint16_t last_id, uint32_t las
 void gv_vqd_publish(struct gv_vqd *d)
 {
 	/* Data and used entries logged before the index/flags publish them. */
-	gv_log_flush(&d->log);
+	if (gv_log_on(&d->log))
+		gv_log_flush(&d->log);
 	if (d->layout == GV_LAYOUT_SPLIT) {
 		if (d->s.used_idx == d->s.pub_used)
 			return;
@@ -432,7 +484,8 @@ void gv_vqd_publish(struct gv_vqd *d)
 		gv_store16(&d->s.used->idx, d->s.used_idx);
 		d->s.pub_used = d->s.used_idx;
 		/* The index itself was just written: log it after the write. */
-		gv_log_mark_now(&d->log, d->addrs.device + 2, 2);
+		if (gv_log_on(&d->log))
+			gv_log_mark_now(&d->log, d->addrs.device + 2, 2);
 		return;
 	}
 	if (!d->p.have_staged)
@@ -440,7 +493,8 @@ void gv_vqd_publish(struct gv_vqd *d)
 	gv_wmb(d->barrier);
 	gv_store16(&d->p.desc[d->p.staged_pos].flags, d->p.staged_flags);
 	d->p.have_staged = 0;
-	gv_log_mark_now(&d->log, d->addrs.desc + 16ull * d->p.staged_pos + 14, 2);
+	if (gv_log_on(&d->log))
+		gv_log_mark_now(&d->log, d->addrs.desc + 16ull * d->p.staged_pos + 14, 2);
 	d->p.pub_slots += d->p.staged_slots;
 	d->p.staged_slots = 0;
 	d->p.pub_pos = d->p.used_idx;
@@ -493,12 +547,12 @@ void gv_vqd_enable_kick(struct gv_vqd *d, bool enable)
 		return;
 	}
 	if (!enable)
-		packed_set_dev_event(d, false, 0, GV_EVENT_F_DISABLE);
+		gv_vqd_packed_set_dev_event(d, false, 0, GV_EVENT_F_DISABLE);
 	else if (d->features & GV_VQ_F_EVENT_IDX)
-		packed_set_dev_event(d, true, (uint16_t)(d->p.avail_idx | (d->p.avail_wrap << 15)),
+		gv_vqd_packed_set_dev_event(d, true, (uint16_t)(d->p.avail_idx | (d->p.avail_wrap << 15)),
 				     GV_EVENT_F_DESC);
 	else
-		packed_set_dev_event(d, false, 0, GV_EVENT_F_ENABLE);
+		gv_vqd_packed_set_dev_event(d, false, 0, GV_EVENT_F_ENABLE);
 }
 
 /* Copy between `buf` and the chain's segments of one direction. */

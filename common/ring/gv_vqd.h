@@ -39,6 +39,16 @@ struct gv_vqd_config {
 	struct gv_ring_addrs addrs; /* as given by the driver */
 	gv_xlate_fn xlate;
 	void *xlate_ctx;
+	/*
+	 * Optional: one device-address range translated inline, without a
+	 * call: [flat_addr, flat_addr + flat_len) maps to flat_host + (addr
+	 * - flat_addr), as a vhost back-end's memory-region lookup. Buffers
+	 * wholly inside it skip `xlate`; any other goes through `xlate`.
+	 * flat_len 0: none.
+	 */
+	uint64_t flat_addr;
+	uint64_t flat_len;
+	void *flat_host;
 };
 
 struct gv_chain_seg {
@@ -81,6 +91,36 @@ uint32_t gv_vqd_avail_count(struct gv_vqd *d, uint32_t max);
 
 /* Take the next available chain. 1: taken, 0: none, -EIO: bad chain. */
 int gv_vqd_take(struct gv_vqd *d, struct gv_chain *c);
+
+/*
+ * Burst verbs for the common case of a network queue: chains of one
+ * descriptor (no NEXT, no INDIRECT). A device takes a burst, works on it
+ * and returns it with one call each way, reading the driver's index (or
+ * head flags) once per burst where gv_vqd_take is one call per chain.
+ */
+struct gv_vqd_buf {
+	void *ptr; /* host pointer (translated and checked) */
+	uint64_t addr; /* device address, as the driver wrote it */
+	uint32_t len;
+	uint16_t id; /* id to return */
+	uint8_t write; /* device-writable */
+};
+
+/*
+ * Take up to `n` available one-descriptor chains. Stops early at a longer
+ * chain (left for gv_vqd_take) or when nothing more is available. Returns
+ * the number taken; -EIO when the queue is (or, with nothing taken yet,
+ * just became) broken. A bad entry after good ones breaks the queue and
+ * returns the good ones; the next call returns -EIO.
+ */
+int gv_vqd_take_burst(struct gv_vqd *d, struct gv_vqd_buf *b, uint32_t n);
+
+/*
+ * Stage used entries for `n` one-descriptor chains b[k].id, with lens[k]
+ * bytes written. Published by gv_vqd_publish().
+ */
+void gv_vqd_push_burst(struct gv_vqd *d, const struct gv_vqd_buf *b, const uint32_t *lens,
+		       uint32_t n);
 
 /*
  * Stage a used entry for chain (id, ndesc) with `len` bytes written.
