@@ -8,6 +8,11 @@ Subcommands:
   cg ...                one callgrind dump -> one JSON line on stdout
   report ...            all samples -> markdown on stdout, results JSON,
                         PNG plot (gnuplot)
+  sweep ...             the ring x burst sweep (SWEEP=1) -> markdown tables
+                        ("within 10% of the best setting?") and results JSON
+
+bench/pmd_report_selftest.py checks the statistics and tables on made-up
+samples with known answers.
 
 `cg` can also be used on its own to look at a dump, e.g.
   python3 bench/pmd_report.py cg --file X.callgrind.1 --so 'librte_net_gvirtio\\.so' \\
@@ -199,10 +204,12 @@ def cmd_sample(a):
     st = final_stats(log)
     rx, tx = paths_of(log, a.driver)
     m = median(rates)
+    # DPDK logs its ring sizes (pmd.net.virtio.init:debug): RX, TX, control
+    vq = [int(x) for x in re.findall(r"vq_size: (\d+)", log)]
     rec = {"round": a.round, "row": a.row, "driver": a.driver, "devargs": a.devargs,
            "rates_pps": rates, "mpps": (m / 1e6) if m is not None else None,
            "cyc_per_pkt": st.get("cyc_per_pkt"), "rx_path": rx, "tx_path": tx,
-           "driver_stats": st, "note": a.note or None}
+           "vq_sizes": vq or None, "driver_stats": st, "note": a.note or None}
     print(json.dumps(rec))
 
 
@@ -309,8 +316,18 @@ def fmt(x, nd=2):
 
 
 def split_row(rid):
-    d, layout, mrg, path, size = rid.split("/")
+    """dir, layout, mrg, path, size of a row id (a sweep cell's id has
+    /rRING/bBURST after those)."""
+    d, layout, mrg, path, size = rid.split("/")[:5]
     return d, layout, mrg[3:], path, size
+
+
+def cell_of(rid):
+    """(ring, burst) of a sweep cell id, or (None, None)."""
+    parts = rid.split("/")
+    if len(parts) < 7:
+        return None, None
+    return int(parts[5][1:]), int(parts[6][1:])
 
 
 def devargs_short(dv):
@@ -333,20 +350,31 @@ def summarize(samples, row_ids):
             if s.get("note"):
                 notes.append("round %d %s: %s" % (s["round"], s["driver"], s["note"]))
         d, layout, mrg, path, size = split_row(rid)
+        ring, burst = cell_of(rid)
         row = {"id": rid, "dir": d, "layout": layout, "mrg_rxbuf": int(mrg), "path": path,
-               "size": int(size), "notes": notes}
+               "size": int(size), "ring": ring, "burst": burst, "notes": notes}
         for drv in ("gv", "dpdk"):
             vals = [s["mpps"] for _, s in sorted(per[drv].items()) if s["mpps"] is not None]
             cyc = [s["cyc_per_pkt"] for s in per[drv].values() if s.get("cyc_per_pkt")]
+            # guest TX: the share of the packets txonly offered that the
+            # ring took (below 1: the ring was full, the back-end set the pace)
+            sent = [s["driver_stats"]["TX-packets"] / s["driver_stats"]["TX-total"]
+                    for s in per[drv].values()
+                    if d == "gtx" and (s.get("driver_stats") or {}).get("TX-total")]
             any_s = next(iter(per[drv].values()), {})
             rxp = sorted({s["rx_path"] or "?" for s in per[drv].values()})
             txp = sorted({s["tx_path"] or "?" for s in per[drv].values()})
+            if ring and drv == "dpdk":
+                for s in per[drv].values():
+                    if s.get("vq_sizes") and s["vq_sizes"][0] != ring:
+                        notes.append("round %d dpdk: ring %s, not %d" % (s["round"], s["vq_sizes"][:2], ring))
             info[drv] = {"devargs": any_s.get("devargs"), "rx_path": "|".join(rxp),
-                         "tx_path": "|".join(txp),
+                         "tx_path": "|".join(txp), "samples": len(per[drv]),
                          "mpps_per_round": [per[drv][r]["mpps"] for r in sorted(per[drv])],
                          "mpps_median": median(vals), "mpps_min": min(vals) if vals else None,
                          "mpps_max": max(vals) if vals else None,
-                         "cyc_per_pkt_median": median(cyc) if d != "gtx" else None}
+                         "cyc_per_pkt_median": median(cyc) if d != "gtx" else None,
+                         "sent_share_median": median(sent)}
         ratios = []
         for r in sorted(per["gv"]):
             g, p = per["gv"][r].get("mpps"), per["dpdk"].get(r, {}).get("mpps")
@@ -362,7 +390,7 @@ def summarize(samples, row_ids):
 def markdown(rows, vg, meta):
     out = []
     w = out.append
-    w("## gvirtio vs DPDK net_virtio_user through a DPDK vhost-user back-end")
+    w("### gvirtio vs DPDK net_virtio_user through a DPDK vhost-user back-end")
     w("")
     w("`%s` (git %s%s, DPDK %s; %s; %s rounds x %s s, %s warm-up samples dropped; %s; elapsed %s s)"
       % (meta.get("command"), meta.get("git"),
@@ -375,7 +403,9 @@ def markdown(rows, vg, meta):
         w("Mpps: median [min-max] over the rounds; gv/DPDK: median of the per-round ratios "
           "(>1: gvirtio faster). cyc/pkt: testpmd --record-core-cycles on the driver side "
           "(TSC cycles of bursts that moved packets, testpmd's own work included; "
-          "guest RX and loopback only).")
+          "guest RX and loopback). Guest TX shows instead the share of the packets txonly "
+          "offered that the driver's ring took (sent N%: well below 100%, the ring was full "
+          "and the back-end set the pace).")
         w("")
         w("| direction | ring | mrg | path | size | gvirtio Mpps | DPDK Mpps | gv/DPDK "
           "| gv cyc/pkt | DPDK cyc/pkt |")
@@ -387,10 +417,14 @@ def markdown(rows, vg, meta):
                 if x["mpps_median"] is None:
                     return "failed"
                 return "%.2f [%.2f-%.2f]" % (x["mpps_median"], x["mpps_min"], x["mpps_max"])
+            def cyc(x):
+                if r["dir"] == "gtx":
+                    v = x.get("sent_share_median")
+                    return "-" if v is None else "sent %.0f%%" % (100 * v)
+                return fmt(x["cyc_per_pkt_median"], 0)
             w("| %s | %s | %d | %s | %d | %s | %s | %s | %s | %s |" % (
                 DIRS[r["dir"]], r["layout"], r["mrg_rxbuf"], r["path"], r["size"], mp(g), mp(p),
-                fmt(r["ratio_median"]), fmt(g["cyc_per_pkt_median"], 0),
-                fmt(p["cyc_per_pkt_median"], 0)))
+                fmt(r["ratio_median"]), cyc(g), cyc(p)))
         w("")
         w("Paths (devargs beyond path/packed_vq/mrg_rxbuf; rx / tx path as each driver logged it):")
         w("")
@@ -409,7 +443,7 @@ def markdown(rows, vg, meta):
                 w("- %s %s" % (rid, n))
             w("")
     if vg:
-        w("### Instructions per packet inside the PMD (callgrind, %s s of forwarding, --no-huge, "
+        w("#### Instructions per packet inside the PMD (callgrind, %s s of forwarding, --no-huge, "
           "back-end at nice %s)" % (meta.get("vg_secs"), meta.get("vg_nice")))
         w("")
         w("incl: inclusive cost (instructions) of all calls into the PMD's shared object from "
@@ -465,6 +499,12 @@ def markdown(rows, vg, meta):
             w("```")
             w("")
     w(meta.get("perf", ""))
+    if meta.get("png_md"):
+        w("")
+        w("![gvirtio and DPDK Mpps per row (median, min-max) and gv/DPDK ratio](%s)" % meta["png_md"])
+    if meta.get("json_md"):
+        w("")
+        w("Raw results (every sample, the paths, callgrind details): `%s`." % meta["json_md"])
     return "\n".join(out)
 
 
@@ -525,27 +565,181 @@ def plot(rows, png, gdir, meta):
     return True
 
 
-def cmd_report(a):
-    samples = load_jsonl(a.samples)
-    vg = load_jsonl(a.callgrind) if a.callgrind else []
+def repo_rel(path):
+    """path relative to the repository (bench/results/...)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.relpath(os.path.abspath(path), root)
+
+
+def get_meta(a):
     meta = {}
     for kv in a.meta:
         k, _, v = kv.partition("=")
         meta[k] = v
     meta["vg_rows"] = a.vg_rows.split()
-    rows = summarize(samples, a.rows.split())
-    text = markdown(rows, vg, meta)
-    print(text)
-    res = {"meta": meta, "rows": rows, "callgrind": vg, "samples": samples, "markdown": text}
+    return meta
+
+
+def save(res, a):
     for path in (a.json, a.latest):
         if path:
             with open(path, "w") as f:
                 json.dump(res, f, indent=1)
-    if a.png and rows:
-        if plot(rows, a.png, a.gnuplot_dir, meta):
-            print("\nplot: %s" % os.path.relpath(a.png))
     if a.json:
-        print("results: %s" % os.path.relpath(a.json))
+        print("results: %s" % repo_rel(a.json), file=sys.stderr)
+
+
+def cmd_report(a):
+    samples = load_jsonl(a.samples)
+    vg = load_jsonl(a.callgrind) if a.callgrind else []
+    meta = get_meta(a)
+    rows = summarize(samples, a.rows.split())
+    # links as docs/performance.md sees them (commit the files with it)
+    have_png = bool(a.png and rows and plot(rows, a.png, a.gnuplot_dir, meta))
+    if have_png:
+        meta["png_md"] = "../" + repo_rel(a.png)
+        if a.png_latest:
+            shutil.copyfile(a.png, a.png_latest)
+    if a.json:
+        meta["json_md"] = repo_rel(a.json)
+    text = markdown(rows, vg, meta)
+    print(text)
+    save({"meta": meta, "rows": rows, "callgrind": vg, "samples": samples, "markdown": text}, a)
+    if have_png:
+        print("plot: %s (copy: %s)" % (repo_rel(a.png), repo_rel(a.png_latest) if a.png_latest else "-"),
+              file=sys.stderr)
+
+
+# ---------------------------------------------------------------- sweep
+
+WITHIN = 0.10  # the issue's "within 10% of the best setting"
+
+
+def sweep_tables(rows):
+    """Per (dir, layout, driver): the cells, the best, the verdicts."""
+    out = []
+    keys = []
+    for r in rows:
+        for drv in ("gv", "dpdk"):
+            k = (r["dir"], r["layout"], drv)
+            if k not in keys:
+                keys.append(k)
+    for d, layout, drv in keys:
+        cells = {}
+        for r in rows:
+            if (r["dir"], r["layout"]) != (d, layout) or not r[drv]["samples"]:
+                continue
+            cells[(r["ring"], r["burst"])] = r[drv]["mpps_median"]
+        if not cells:
+            continue
+        measured = {k: v for k, v in cells.items() if v is not None}
+        best_k = max(measured, key=lambda k: measured[k]) if measured else None
+        best = measured[best_k] if best_k else None
+        verdict = {k: (v is not None and best is not None and v >= (1 - WITHIN) * best)
+                   for k, v in cells.items()}
+        out.append({"dir": d, "layout": layout, "driver": drv, "best_mpps": best,
+                    "best_ring": best_k[0] if best_k else None,
+                    "best_burst": best_k[1] if best_k else None,
+                    "cells": [{"ring": k[0], "burst": k[1], "mpps": v, "within_10pct": verdict[k],
+                               "vs_best": (v / best - 1) if v is not None and best else None}
+                              for k, v in sorted(cells.items())],
+                    "within": sum(verdict.values()), "n": len(cells)})
+    return out
+
+
+def header_line(meta):
+    return ("`%s` (git %s%s, DPDK %s; %s; %s rounds x %s s, %s warm-up samples dropped; %s; "
+            "elapsed %s s)" % (meta.get("command"), meta.get("git"),
+                               ", plugin: " + meta["plugin_desc"] if meta.get("plugin_desc") else "",
+                               meta.get("dpdk"), meta.get("cpu"), meta.get("rounds"), meta.get("secs"),
+                               meta.get("warmup"), meta.get("memory"), meta.get("elapsed_s")))
+
+
+def sweep_markdown(rows, tables, meta):
+    out = []
+    w = out.append
+    drvname = {"gv": "gvirtio", "dpdk": "DPDK net_virtio_user"}
+    w("### No throughput cliff: ring size x burst size")
+    w("")
+    w(header_line(meta))
+    w("")
+    w("Mpps (median over the rounds) on each layout's default path (mergeable RX buffers, "
+      "in-order, 64 B frames); ring: --rxd/--txd and queue_size of the driver side; burst: its "
+      "--burst (the back-end's stays 32). Per table, each cell is marked ok when it is within "
+      "10% of that table's best cell, else with how far below the best it is. "
+      "Empty cells: not measured (DPDK runs on the cross through ring 256 / burst 32 unless "
+      "SWEEP_DPDK=all).")
+    w("")
+    bursts = sorted({r["burst"] for r in rows})
+    rings = sorted({r["ring"] for r in rows})
+    for t in tables:
+        w("#### %s, %s, %s: best %s Mpps (ring %s, burst %s); %d of %d cells within 10%%"
+          % (DIRS[t["dir"]], t["layout"], drvname[t["driver"]], fmt(t["best_mpps"]),
+             t["best_ring"], t["best_burst"], t["within"], t["n"]))
+        w("")
+        w("| ring \\ burst | " + " | ".join(str(b) for b in bursts) + " |")
+        w("| ---: | " + " | ".join("---:" for _ in bursts) + " |")
+        cell = {(c["ring"], c["burst"]): c for c in t["cells"]}
+        sent = {(r["ring"], r["burst"]): r[t["driver"]]["sent_share_median"] for r in rows
+                if (r["dir"], r["layout"]) == (t["dir"], t["layout"])}
+        for ring in rings:
+            line = []
+            for b in bursts:
+                c = cell.get((ring, b))
+                if c is None:
+                    line.append("")
+                elif c["mpps"] is None:
+                    line.append("failed")
+                elif c["within_10pct"]:
+                    line.append("%.2f ok" % c["mpps"])
+                else:
+                    line.append("%.2f (%+.0f%%)" % (c["mpps"], 100 * c["vs_best"]))
+            w("| %d | %s |" % (ring, " | ".join(line)))
+        w("")
+        if t["dir"] == "gtx" and any(v is not None for v in sent.values()):
+            w("Share of the packets txonly offered that the ring took (TX-packets / TX-total; "
+              "well below 100%: the ring was full, the back-end set the pace): " + "; ".join(
+                  "ring %d: %s" % (ring, " ".join(
+                      "-" if sent.get((ring, b)) is None else "%.0f%%" % (100 * sent[(ring, b)])
+                      for b in bursts)) for ring in rings) + ".")
+            w("")
+    both = [r for r in rows if r["ratio_median"] is not None]
+    if both:
+        w("gvirtio / DPDK where both ran (median of the per-round ratios):")
+        w("")
+        w("| direction | ring | ring size | burst | gvirtio Mpps | DPDK Mpps | gv/DPDK |")
+        w("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+        for r in both:
+            w("| %s | %s | %d | %d | %s | %s | %s |" % (
+                DIRS[r["dir"]], r["layout"], r["ring"], r["burst"], fmt(r["gv"]["mpps_median"]),
+                fmt(r["dpdk"]["mpps_median"]), fmt(r["ratio_median"])))
+        w("")
+    paths = sorted({(drvname[drv], r["layout"], r[drv]["rx_path"], r[drv]["tx_path"])
+                    for r in rows for drv in ("gv", "dpdk") if r[drv]["samples"]})
+    w("Paths taken: " + "; ".join("%s %s: rx %s, tx %s" % p for p in paths) + ".")
+    notes = [(r["id"], n) for r in rows for n in r["notes"]]
+    if notes:
+        w("")
+        w("Notes:")
+        for rid, n in notes:
+            w("- %s %s" % (rid, n))
+    if meta.get("json_md"):
+        w("")
+        w("Raw results: `%s`." % meta["json_md"])
+    return "\n".join(out)
+
+
+def cmd_sweep(a):
+    samples = load_jsonl(a.samples)
+    meta = get_meta(a)
+    rows = summarize(samples, a.rows.split())
+    tables = sweep_tables(rows)
+    if a.json:
+        meta["json_md"] = repo_rel(a.json)
+    text = sweep_markdown(rows, tables, meta)
+    print(text)
+    save({"meta": meta, "tables": tables, "rows": rows, "samples": samples, "markdown": text}, a)
+
 
 
 def main():
@@ -561,18 +755,21 @@ def main():
     for k in ("--row", "--driver", "--devargs", "--file", "--idle-file", "--fe-log", "--so", "--note"):
         p.add_argument(k, default="")
     p.add_argument("--pretty", action="store_true")
-    p = sub.add_parser("report")
-    p.add_argument("--samples", required=True)
-    p.add_argument("--callgrind", default="")
-    p.add_argument("--rows", default="")
-    p.add_argument("--vg-rows", default="")
-    p.add_argument("--json", default="")
-    p.add_argument("--latest", default="")
-    p.add_argument("--png", default="")
-    p.add_argument("--gnuplot-dir", default="/tmp")
-    p.add_argument("--meta", action="append", default=[])
+    for name in ("report", "sweep"):
+        p = sub.add_parser(name)
+        p.add_argument("--samples", required=True)
+        p.add_argument("--callgrind", default="")
+        p.add_argument("--rows", default="")
+        p.add_argument("--vg-rows", default="")
+        p.add_argument("--json", default="")
+        p.add_argument("--latest", default="")
+        p.add_argument("--png", default="")
+        p.add_argument("--png-latest", default="")
+        p.add_argument("--gnuplot-dir", default="/tmp")
+        p.add_argument("--meta", action="append", default=[])
     a = ap.parse_args()
-    {"median": cmd_median, "sample": cmd_sample, "cg": cmd_cg, "report": cmd_report}[a.cmd](a)
+    {"median": cmd_median, "sample": cmd_sample, "cg": cmd_cg, "report": cmd_report,
+     "sweep": cmd_sweep}[a.cmd](a)
 
 
 if __name__ == "__main__":
