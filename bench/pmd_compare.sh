@@ -140,6 +140,7 @@
 #                   testpmds then run --in-memory --single-file-segments;
 #                   else --no-huge. The report says which.)
 #   KEEP=1          keep the per-sample logs (path printed at the end)
+#   DRY=1           print the rows and the run-time estimate, run nothing
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -648,6 +649,10 @@ est=$((nsamp * (WARMUP + SECS + 3) + nvg * (35 + VG_SECS + VG_IDLE_SECS)))
 echo "pmd_compare: ${#ROWS[@]} rows, $nsamp samples ($ROUNDS rounds, $SECS s each + $WARMUP warm-up)," \
 	"$((nvg / 2)) callgrind rows; $MEMNOTE" >&2
 echo "pmd_compare: estimated run time $((est / 60)) min $((est % 60)) s (on an idle machine)" >&2
+if [ "${DRY:-0}" = 1 ]; then
+	printf '%s\n' "${ROWS[@]}" ${VG_ROWS:+$(printf 'callgrind:%s\n' $VG_ROWS)}
+	exit 0
+fi
 for ((round = 1; round <= ROUNDS; round++)); do
 	for row in "${ROWS[@]}"; do
 		for drv in gv dpdk; do
