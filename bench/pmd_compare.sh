@@ -7,7 +7,7 @@
 #
 #   bash bench/pmd_compare.sh              default subset (~20 minutes: the
 #                                          estimate is printed first)
-#   FULL=1 bash bench/pmd_compare.sh       the whole matrix (~1.5 hours)
+#   FULL=1 bash bench/pmd_compare.sh       the whole matrix (~75 minutes)
 #   SWEEP=1 bash bench/pmd_compare.sh      no-cliff table: ring x burst sizes
 #                                          (~13 minutes; see "Sweep" below)
 #   ROUNDS=5 FILTER='^grx/' bash bench/pmd_compare.sh
@@ -360,8 +360,9 @@ row_setup() {
 	START=start
 	case $dir in
 	gtx) BE_MODE=rxonly FE_MODE=txonly MEASURE=be FE_ARGS=(--txpkts="$size") ;;
-	grx) BE_MODE=txonly FE_MODE=rxonly MEASURE=fe BE_ARGS=(--txpkts="$size") FE_ARGS=(--record-core-cycles) ;;
-	loop) BE_MODE=mac FE_MODE=mac MEASURE=fe FE_ARGS=(--txpkts="$size" --record-core-cycles)
+	grx) BE_MODE=txonly FE_MODE=rxonly MEASURE=fe BE_ARGS=(--txpkts="$size")
+		FE_ARGS=(--record-core-cycles --record-burst-stats) ;;
+	loop) BE_MODE=mac FE_MODE=mac MEASURE=fe FE_ARGS=(--txpkts="$size" --record-core-cycles --record-burst-stats)
 		START="start tx_first $((1024 / ${burst:-32} > 0 ? 1024 / ${burst:-32} : 1))" ;;
 	*) die "bad row $1" ;;
 	esac

@@ -61,6 +61,22 @@ def final_stats(log):
     return out
 
 
+def burst_fill_pct(log, row):
+    """Guest RX / loopback (--record-burst-stats): how full the driver's RX
+    bursts were on average, in % of the row's burst size (32 unless a sweep
+    cell says otherwise): RX-packets / (RX-bursts x burst). Near 100: the
+    driver set the pace; low: it mostly polled an empty ring, waiting for
+    the back-end."""
+    if row.split("/")[0] not in ("grx", "loop"):
+        return None
+    burst = cell_of(row)[1] or 32
+    bursts = re.findall(r"RX-bursts : (\d+) \[", log)
+    pk = final_stats(log).get("RX-packets")
+    if not bursts or not int(bursts[-1]) or pk is None:
+        return None
+    return 100.0 * pk / (int(bursts[-1]) * burst)
+
+
 def paths_of(log, driver):
     """(rx, tx) path names the driver logged."""
     if driver == "gv":
@@ -206,10 +222,12 @@ def cmd_sample(a):
     m = median(rates)
     # DPDK logs its ring sizes (pmd.net.virtio.init:debug): RX, TX, control
     vq = [int(x) for x in re.findall(r"vq_size: (\d+)", log)]
+    fill = burst_fill_pct(log, a.row)
     rec = {"round": a.round, "row": a.row, "driver": a.driver, "devargs": a.devargs,
            "rates_pps": rates, "mpps": (m / 1e6) if m is not None else None,
            "cyc_per_pkt": st.get("cyc_per_pkt"), "rx_path": rx, "tx_path": tx,
-           "vq_sizes": vq or None, "driver_stats": st, "note": a.note or None}
+           "vq_sizes": vq or None, "burst_fill_pct": fill, "driver_stats": st,
+           "note": a.note or None}
     print(json.dumps(rec))
 
 
@@ -315,6 +333,11 @@ def fmt(x, nd=2):
     return "-" if x is None else "%.*f" % (nd, x)
 
 
+def pct_fmt(v):
+    """A percentage: one decimal below 10 (a 0.2% burst fill is not 0%)."""
+    return "-" if v is None else ("%.1f%%" % v if v < 10 else "%.0f%%" % v)
+
+
 def split_row(rid):
     """dir, layout, mrg, path, size of a row id (a sweep cell's id has
     /rRING/bBURST after those)."""
@@ -361,6 +384,7 @@ def summarize(samples, row_ids):
             sent = [s["driver_stats"]["TX-packets"] / s["driver_stats"]["TX-total"]
                     for s in per[drv].values()
                     if d == "gtx" and (s.get("driver_stats") or {}).get("TX-total")]
+            fill = [s["burst_fill_pct"] for s in per[drv].values() if s.get("burst_fill_pct") is not None]
             any_s = next(iter(per[drv].values()), {})
             rxp = sorted({s["rx_path"] or "?" for s in per[drv].values()})
             txp = sorted({s["tx_path"] or "?" for s in per[drv].values()})
@@ -374,7 +398,7 @@ def summarize(samples, row_ids):
                          "mpps_median": median(vals), "mpps_min": min(vals) if vals else None,
                          "mpps_max": max(vals) if vals else None,
                          "cyc_per_pkt_median": median(cyc) if d != "gtx" else None,
-                         "sent_share_median": median(sent)}
+                         "sent_share_median": median(sent), "burst_fill_pct_median": median(fill)}
         ratios = []
         for r in sorted(per["gv"]):
             g, p = per["gv"][r].get("mpps"), per["dpdk"].get(r, {}).get("mpps")
@@ -403,7 +427,10 @@ def markdown(rows, vg, meta):
         w("Mpps: median [min-max] over the rounds; gv/DPDK: median of the per-round ratios "
           "(>1: gvirtio faster). cyc/pkt: testpmd --record-core-cycles on the driver side "
           "(TSC cycles of bursts that moved packets, testpmd's own work included; "
-          "guest RX and loopback). Guest TX shows instead the share of the packets txonly "
+          "guest RX and loopback), and in brackets how full the driver's RX bursts were on "
+          "average (fill: packets per RX burst over the burst size, --record-burst-stats; near "
+          "100%: the driver set the pace, low: it mostly found the ring empty and waited for "
+          "the back-end). Guest TX shows instead the share of the packets txonly "
           "offered that the driver's ring took (sent N%: well below 100%, the ring was full "
           "and the back-end set the pace).")
         w("")
@@ -420,8 +447,9 @@ def markdown(rows, vg, meta):
             def cyc(x):
                 if r["dir"] == "gtx":
                     v = x.get("sent_share_median")
-                    return "-" if v is None else "sent %.0f%%" % (100 * v)
-                return fmt(x["cyc_per_pkt_median"], 0)
+                    return "-" if v is None else "sent " + pct_fmt(100 * v)
+                f = x.get("burst_fill_pct_median")
+                return fmt(x["cyc_per_pkt_median"], 0) + ("" if f is None else " (fill %s)" % pct_fmt(f))
             w("| %s | %s | %d | %s | %d | %s | %s | %s | %s | %s |" % (
                 DIRS[r["dir"]], r["layout"], r["mrg_rxbuf"], r["path"], r["size"], mp(g), mp(p),
                 fmt(r["ratio_median"]), cyc(g), cyc(p)))
@@ -680,8 +708,11 @@ def sweep_markdown(rows, tables, meta):
         w("| ring \\ burst | " + " | ".join(str(b) for b in bursts) + " |")
         w("| ---: | " + " | ".join("---:" for _ in bursts) + " |")
         cell = {(c["ring"], c["burst"]): c for c in t["cells"]}
-        sent = {(r["ring"], r["burst"]): r[t["driver"]]["sent_share_median"] for r in rows
-                if (r["dir"], r["layout"]) == (t["dir"], t["layout"])}
+        # who set the pace: guest TX, the share the ring took; else the RX burst fill
+        pace = {(r["ring"], r["burst"]): (100 * r[t["driver"]]["sent_share_median"]
+                                          if r[t["driver"]]["sent_share_median"] is not None
+                                          else r[t["driver"]]["burst_fill_pct_median"])
+                for r in rows if (r["dir"], r["layout"]) == (t["dir"], t["layout"])}
         for ring in rings:
             line = []
             for b in bursts:
@@ -696,11 +727,14 @@ def sweep_markdown(rows, tables, meta):
                     line.append("%.2f (%+.0f%%)" % (c["mpps"], 100 * c["vs_best"]))
             w("| %d | %s |" % (ring, " | ".join(line)))
         w("")
-        if t["dir"] == "gtx" and any(v is not None for v in sent.values()):
-            w("Share of the packets txonly offered that the ring took (TX-packets / TX-total; "
-              "well below 100%: the ring was full, the back-end set the pace): " + "; ".join(
+        if any(v is not None for v in pace.values()):
+            w(("Share of the packets txonly offered that the ring took (TX-packets / TX-total; "
+               "well below 100%: the ring was full, the back-end set the pace): "
+               if t["dir"] == "gtx" else
+               "RX burst fill (packets per RX burst over the burst size; near 100%: the driver "
+               "set the pace, low: it waited for the back-end): ") + "; ".join(
                   "ring %d: %s" % (ring, " ".join(
-                      "-" if sent.get((ring, b)) is None else "%.0f%%" % (100 * sent[(ring, b)])
+                      pct_fmt(pace.get((ring, b)))
                       for b in bursts)) for ring in rings) + ".")
             w("")
     both = [r for r in rows if r["ratio_median"] is not None]

@@ -8,8 +8,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pmd_report import (cell_of, markdown, median, paths_of, summarize,  # noqa: E402
-                        sweep_markdown, sweep_tables)
+from pmd_report import (burst_fill_pct, cell_of, markdown, median, paths_of,  # noqa: E402
+                        summarize, sweep_markdown, sweep_tables)
 
 def main():
     """Made-up samples with known answers through summarize/markdown/sweep."""
@@ -65,6 +65,14 @@ def main():
                     "gv") == ("mergeable", "inorder")
     assert paths_of("virtio_x(): virtio: using inorder Rx path on port 0\n"
                     "virtio_y(): virtio: using inorder Tx path on port 0", "dpdk") == ("inorder", "inorder")
+    # RX burst fill: RX-packets / (last RX-bursts count x the row's burst size)
+    log = ("  RX-bursts : 10 [1% of 32 pkts]\n  RX-bursts : 400 [61% of 32 pkts + 39% of 0 pkts]\n"
+           "  +++ Accumulated forward statistics for all ports+++\n"
+           "  RX-packets: 3200           RX-dropped: 0             RX-total: 3200\n")
+    assert abs(burst_fill_pct(log, row) - 25.0) < 1e-9
+    assert abs(burst_fill_pct(log, "loop/split/mrg1/inorder/64/r256/b8") - 100.0) < 1e-9
+    assert burst_fill_pct(log, "gtx/split/mrg1/inorder/64") is None
+    assert burst_fill_pct("", row) is None
     print("pmd_report selftest: ok")
 
 
