@@ -383,10 +383,16 @@ drv_eal() { # DRIVER: the driver-specific EAL arguments
 	fi
 }
 
-wait_for() { # FILE REGEX SECONDS
+# send FD LINE: a command to an interactive testpmd through its FIFO. In a
+# subshell: if testpmd has gone, the write's SIGPIPE ends the subshell,
+# not this script (whose clean-up would then not run).
+send() { (printf '%s\n' "$2" >&"$1") 2>/dev/null; }
+
+wait_for() { # FILE REGEX SECONDS [PID]: until REGEX is in FILE (or PID is gone)
 	local deadline=$((SECONDS + $3))
 	while [ $SECONDS -lt $deadline ]; do
 		grep -aqE "$2" "$1" 2>/dev/null && return 0
+		[ -z "${4:-}" ] || kill -0 "$4" 2>/dev/null || return 1
 		sleep 0.1
 	done
 	return 1
@@ -452,8 +458,8 @@ sample() {
 		tmark backend-up
 		if [ "$fe_in" != /dev/null ]; then
 			exec {fd}>"$fe_in"
-			if wait_for "$fe" 'testpmd> ' 60; then
-				echo "$START" >&"$fd"
+			if wait_for "$fe" 'testpmd> ' 60 "$FE_PID"; then
+				send "$fd" "$START"
 			else
 				note="driver testpmd did not reach its prompt"
 			fi
@@ -461,7 +467,7 @@ sample() {
 		local want=$((WARMUP + SECS)) deadline=$((SECONDS + 25 + WARMUP + SECS)) first=1
 		while [ $SECONDS -lt $deadline ]; do
 			if [ -n "$fd" ] && [ "$shown" != "$SECONDS" ]; then
-				echo "show port stats 0" >&"$fd"
+				send "$fd" "show port stats 0"
 				shown=$SECONDS
 			fi
 			n=$(rates "$mlog" | wc -l)
@@ -473,7 +479,8 @@ sample() {
 		tmark measured
 		if [ -n "$fd" ]; then
 			# "stop" prints the forwarding statistics (cycles/packet)
-			printf 'stop\nquit\n' >&"$fd" 2>/dev/null
+			send "$fd" stop
+			send "$fd" quit
 			exec {fd}>&-
 			local i
 			for ((i = 0; i < 100; i++)); do kill -0 "$FE_PID" 2>/dev/null || break; sleep 0.1; done
@@ -563,15 +570,15 @@ vg_once() {
 		PIDS+=("$FE_PID")
 		exec {fd}>"$fifo"
 		local start=$START
-		if ! wait_for "$fe" 'testpmd> ' 180; then
+		if ! wait_for "$fe" 'testpmd> ' 180 "$FE_PID"; then
 			note="testpmd under valgrind did not reach its prompt"
 		elif ! timeout 60 callgrind_control -i on "$FE_PID" >/dev/null 2>&1 ||
 			! timeout 60 callgrind_control -z "$FE_PID" >/dev/null 2>&1; then
 			note="callgrind_control -i on / -z failed"
 		else
-			echo "$start" >&"$fd"
+			send "$fd" "$start"
 			sleep "$VG_SECS"
-			echo stop >&"$fd"
+			send "$fd" stop
 			if ! wait_for "$fe" 'Accumulated forward statistics' 120; then
 				note="no statistics after stop"
 			else
@@ -583,9 +590,9 @@ vg_once() {
 				kill -STOP "$BE_PID" 2>/dev/null
 				sleep 0.3
 				if timeout 60 callgrind_control -z "$FE_PID" >/dev/null 2>&1; then
-					echo start >&"$fd"
+					send "$fd" start
 					sleep "$VG_IDLE_SECS"
-					echo stop >&"$fd"
+					send "$fd" stop
 					local deadline=$((SECONDS + 120))
 					while [ $SECONDS -lt $deadline ] &&
 						[ "$(grep -ac 'Accumulated forward statistics' "$fe")" -lt 2 ]; do sleep 0.2; done

@@ -573,9 +573,14 @@ def plot(rows, png, gdir, meta):
         for i, r in enumerate(rows):
             g, p = r["gv"], r["dpdk"]
             lab = "%s %s m%d %s %d" % (r["dir"], r["layout"], r["mrg_rxbuf"], r["path"], r["size"])
+            # gnuplot's errorbar histograms crash on NaN (5.4): a failed
+            # driver is a zero bar, named in the label
+            failed = [n for n, x in (("gv", g), ("DPDK", p)) if x["mpps_median"] is None]
+            if failed:
+                lab += " (%s failed)" % "+".join(failed)
 
             def v(x):
-                return "NaN" if x is None else "%.4f" % x
+                return "0" if x is None else "%.4f" % x
             f.write("\t".join([str(i), lab, v(g["mpps_median"]), v(g["mpps_min"]), v(g["mpps_max"]),
                                v(p["mpps_median"]), v(p["mpps_min"]), v(p["mpps_max"]),
                                v(r["ratio_median"])]) + "\n")
