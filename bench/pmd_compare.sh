@@ -104,7 +104,8 @@
 #
 # Output: a progress line on stderr (with the estimated run time first), a
 # markdown report on stdout, bench/results/pmd-<timestamp>.json and .png,
-# copies as bench/results/pmd-latest.json/.png (sweep: pmd-sweep-*.json).
+# copies as bench/results/pmd-latest.json/.png (sweep: pmd-sweep-<timestamp>
+# .json/.png: Mpps against burst size, a line per ring size, per table).
 # Exit status 1 if a sample failed, 2 on a usage or set-up error.
 #
 # Environment:

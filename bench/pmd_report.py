@@ -762,10 +762,54 @@ def sweep_markdown(rows, tables, meta):
         w("Notes:")
         for rid, n in notes:
             w("- %s %s" % (rid, n))
+    if meta.get("png_md"):
+        w("")
+        w("![Mpps by ring and burst size, per layout and driver](%s)" % meta["png_md"])
     if meta.get("json_md"):
         w("")
         w("Raw results: `%s`." % meta["json_md"])
     return "\n".join(out)
+
+
+def sweep_plot(tables, png, gdir, meta):
+    """One panel per table: Mpps against burst size, one line per ring."""
+    if not shutil.which("gnuplot"):
+        print("pmd_report: gnuplot missing, no plot", file=sys.stderr)
+        return False
+    drvname = {"gv": "gvirtio", "dpdk": "DPDK"}
+    cmds = []
+    for i, t in enumerate(tables):
+        bursts = sorted({c["burst"] for c in t["cells"]})
+        rings = sorted({c["ring"] for c in t["cells"]})
+        cell = {(c["ring"], c["burst"]): c["mpps"] for c in t["cells"]}
+        dat = os.path.join(gdir, "sweep%d.dat" % i)
+        with open(dat, "w") as f:
+            for b in bursts:
+                f.write("\t".join([str(b)] + ["NaN" if cell.get((r, b)) is None else "%.4f" % cell[(r, b)]
+                                               for r in rings]) + "\n")
+        best = t["best_mpps"] or 0
+        cmds.append('set title "%s, %s, %s (best %.2f Mpps; dashed: 90%%)" noenhanced'
+                    % (DIRS[t["dir"]], t["layout"], drvname[t["driver"]], best))
+        cmds.append("plot " + ", ".join(
+            '"%s" using 1:%d with linespoints lw 2 title "ring %d"' % (dat, j + 2, r)
+            for j, r in enumerate(rings)) + ", %f with lines dt 2 lc rgb 'black' notitle" % (0.9 * best))
+    n = len(tables)
+    cols = 2 if n > 1 else 1
+    rows_n = (n + cols - 1) // cols
+    gp = os.path.join(gdir, "sweep.gp")
+    with open(gp, "w") as f:
+        f.write('set terminal pngcairo size %d,%d font ",10"\n' % (600 * cols, 380 * rows_n + 40))
+        f.write('set output "%s"\n' % png)
+        f.write('set multiplot layout %d,%d title "Mpps by ring and burst size (%s rounds x %s s)"\n'
+                % (rows_n, cols, meta.get("rounds"), meta.get("secs")))
+        f.write("set logscale x 2\nset xlabel 'burst'\nset ylabel 'Mpps'\nset yrange [0:*]\n"
+                "set grid\nset key bottom right\nset datafile missing 'NaN'\n")
+        f.write("\n".join(cmds) + "\nunset multiplot\n")
+    r = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
+    if r.returncode != 0:
+        print("pmd_report: gnuplot failed (%d): %s" % (r.returncode, r.stderr.strip()[-500:]), file=sys.stderr)
+        return False
+    return True
 
 
 def cmd_sweep(a):
@@ -775,6 +819,11 @@ def cmd_sweep(a):
     tables = sweep_tables(rows)
     if a.json:
         meta["json_md"] = repo_rel(a.json)
+    if a.png and tables and sweep_plot(tables, a.png, a.gnuplot_dir, meta):
+        meta["png_md"] = "../" + repo_rel(a.png)
+        if a.png_latest:
+            shutil.copyfile(a.png, a.png_latest)
+        print("plot: %s" % repo_rel(a.png), file=sys.stderr)
     text = sweep_markdown(rows, tables, meta)
     print(text)
     save({"meta": meta, "tables": tables, "rows": rows, "samples": samples, "markdown": text}, a)
