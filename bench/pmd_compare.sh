@@ -47,9 +47,9 @@
 #                                                      in-order aware)
 #   full      datapath=full              in_order=0   (DPDK's standard path is
 #             (chains, offloads, indirect)             its general-purpose one)
-#   vec       (none: gvirtio's default   vectorized=1; split: in_order=0 (DPDK
-#             path, in_order=1)          drops vectors with IN_ORDER), vectorized
-#                                        RX + standard TX; packed: in_order=1 and
+#   vec       vectorized=1 when the      vectorized=1; split: in_order=0 (DPDK
+#             plugin has that devarg,    drops vectors with IN_ORDER), vectorized
+#             else none (its default)    RX + standard TX; packed: in_order=1 and
 #                                        EAL --force-max-simd-bitwidth=512 (AVX512
 #                                        RX+TX; given to both drivers in vec rows)
 # mrg_rxbuf=0|1 and packed_vq=0|1 are passed to both. vec rows are mrg0
@@ -83,6 +83,11 @@
 # without counters, the table's busy cycles/packet come from testpmd's own
 # --record-core-cycles (TSC cycles of bursts that moved packets, testpmd's
 # work included) for the grx and loop rows.
+# Who set the pace, per sample: grx and loop, the driver's RX burst fill
+# (RX-packets / (RX-bursts x burst), --record-burst-stats; near 100%: the
+# driver is the bottleneck, low: it waited for the back-end); gtx, the
+# share of the packets txonly offered that the ring took (TX-packets /
+# TX-total; well below 100%: the ring was full, the back-end set the pace).
 #
 # Sweep (SWEEP=1, the "no throughput cliff" table): gvirtio's
 # default path (mergeable, in-order, 64 B) of each layout on SWEEP_DIRS
