@@ -11,6 +11,9 @@ Subcommands:
   sweep ...             the ring x burst sweep (SWEEP=1) -> markdown tables
                         ("within 10% of the best setting?"), results JSON,
                         PNG plot (bench/pmd_sweep.py)
+  compare OLD NEW       two results JSON files (bench/results/pmd-*.json or
+                        pmd-sweep-*.json) -> markdown: per row both runs'
+                        Mpps and gv/DPDK ratio, and the ratio's change
 
 bench/pmd_report_selftest.py checks the statistics and tables on made-up
 samples with known answers.
@@ -648,6 +651,34 @@ def header_line(meta):
                                meta.get("warmup"), meta.get("memory"), meta.get("elapsed_s")))
 
 
+def cmd_compare(a):
+    runs = []
+    for path in (a.old, a.new):
+        with open(path) as f:
+            runs.append(json.load(f))
+    old = {r["id"]: r for r in runs[0]["rows"]}
+    print("### %s -> %s" % (repo_rel(a.old), repo_rel(a.new)))
+    print("")
+    for tag, run in (("old", runs[0]), ("new", runs[1])):
+        print("- %s: %s" % (tag, header_line(run["meta"])))
+    print("")
+    print("| row | gvirtio Mpps old -> new | DPDK Mpps old -> new | gv/DPDK old -> new | change |")
+    print("| --- | --- | --- | --- | ---: |")
+    for r in runs[1]["rows"]:
+        o = old.get(r["id"])
+        if o is None:
+            continue
+        a_, b_ = o["ratio_median"], r["ratio_median"]
+        print("| %s | %s -> %s | %s -> %s | %s -> %s | %s |" % (
+            r["id"], fmt(o["gv"]["mpps_median"]), fmt(r["gv"]["mpps_median"]),
+            fmt(o["dpdk"]["mpps_median"]), fmt(r["dpdk"]["mpps_median"]), fmt(a_), fmt(b_),
+            "%+.0f%%" % (100 * (b_ / a_ - 1)) if a_ and b_ else "-"))
+    missing = sorted(set(old) - {r["id"] for r in runs[1]["rows"]})
+    if missing:
+        print("")
+        print("Only in the old run: " + ", ".join(missing))
+
+
 def cmd_sweep(a):
     import pmd_sweep  # bench/pmd_sweep.py: the sweep's tables and plot
     pmd_sweep.cmd_sweep(a)
@@ -678,9 +709,12 @@ def main():
         p.add_argument("--png-latest", default="")
         p.add_argument("--gnuplot-dir", default="/tmp")
         p.add_argument("--meta", action="append", default=[])
+    p = sub.add_parser("compare")
+    p.add_argument("old")
+    p.add_argument("new")
     a = ap.parse_args()
     {"median": cmd_median, "sample": cmd_sample, "cg": cmd_cg, "report": cmd_report,
-     "sweep": cmd_sweep}[a.cmd](a)
+     "sweep": cmd_sweep, "compare": cmd_compare}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -5,12 +5,17 @@ bench/pmd_sweep.py's statistics
 (medians, min-max, median of per-round ratios), its markdown tables and the
 sweep's "within 10% of the best" verdicts on made-up samples with known
 answers. Run: python3 bench/pmd_report_selftest.py (exit 0: ok)."""
+import argparse
+import contextlib
+import io
+import json
 import os
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pmd_report import (burst_fill_pct, cell_of, markdown, median, paths_of,  # noqa: E402
-                        summarize)
+from pmd_report import (burst_fill_pct, cell_of, cmd_compare, markdown, median,  # noqa: E402
+                        paths_of, summarize)
 from pmd_sweep import sweep_markdown, sweep_tables  # noqa: E402
 
 
@@ -76,6 +81,22 @@ def main():
     assert abs(burst_fill_pct(log, "loop/split/mrg1/inorder/64/r256/b8") - 100.0) < 1e-9
     assert burst_fill_pct(log, "gtx/split/mrg1/inorder/64") is None
     assert burst_fill_pct("", row) is None
+    # compare: two runs' JSON, the ratio's change per row (2.00 -> 2.50: +25%)
+    ss3 = [dict(x) for x in ss]
+    for x in ss3:
+        if x["driver"] == "dpdk":
+            x["mpps"] *= 0.8
+    with tempfile.TemporaryDirectory() as td:
+        files = []
+        for i, samples in enumerate((ss, ss3)):
+            files.append(os.path.join(td, "r%d.json" % i))
+            with open(files[-1], "w") as f:
+                json.dump({"meta": {"command": "c%d" % i}, "rows": summarize(samples, [row])}, f)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            cmd_compare(argparse.Namespace(old=files[0], new=files[1]))
+    line = "| %s | 11.00 -> 11.00 | 5.00 -> 4.00 | 2.00 -> 2.50 | +25%% |" % row
+    assert line in out.getvalue(), out.getvalue()
     print("pmd_report selftest: ok")
 
 
