@@ -5,9 +5,18 @@
 # (net_virtio_user), both driving the same DPDK vhost-user back-end
 # (dpdk-testpmd with net_vhost) through unmodified dpdk-testpmd (issue 6).
 #
-#   bash bench/pmd_compare.sh              default subset (~12 minutes)
-#   FULL=1 bash bench/pmd_compare.sh       the whole matrix (~1 hour)
+#   bash bench/pmd_compare.sh              default subset (~20 minutes: the
+#                                          estimate is printed first)
+#   FULL=1 bash bench/pmd_compare.sh       the whole matrix (~75 minutes)
+#   SWEEP=1 bash bench/pmd_compare.sh      no-cliff table: ring x burst sizes
+#                                          (~13 minutes; see "Sweep" below)
 #   ROUNDS=5 FILTER='^grx/' bash bench/pmd_compare.sh
+#   ROUNDS=1 SECS=1 CALLGRIND=0 FILTER='^gtx/split/mrg1/inorder/64' bash bench/pmd_compare.sh
+#
+# Needs dpdk-testpmd with DPDK's net_vhost and net_virtio_user (Debian
+# package dpdk, scripts/setup.sh) and the gvirtio plugin (`bash
+# scripts/build.sh build`); it stops at once, saying which, when one is
+# missing. Run as root (hugepages, nice) on an otherwise idle machine.
 #
 # Set-up per sample: the back-end testpmd (net_vhost, vhost-user server)
 # runs on CPU 0 (--lcores=0@0,1@0), the driver-side testpmd (gvirtio
@@ -17,13 +26,16 @@
 # Directions (testpmd forwarding modes, driver <-> back-end):
 #   gtx   guest TX: driver txonly -> back-end rxonly; rate = back-end Rx-pps
 #   grx   guest RX: back-end txonly -> driver rxonly; rate = driver Rx-pps
-#   loop  loopback: both io, driver --tx-first (one burst of 32 packets
-#         circulates); rate = driver Rx-pps
+#   loop  loopback as DPDK's virtio-user loopback test plans run it: both
+#         sides in mac forwarding, the driver's testpmd interactive and
+#         started with "start tx_first 32" (32 bursts: a fixed population
+#         of 1024 packets circulates, less what the rings cannot hold);
+#         rate = driver Rx-pps ("show port stats 0" once a second)
 # Each sample: the per-second Rx-pps of the measured side (testpmd
-# --stats-period 1); leading zeros are dropped (not connected yet; a
-# testpmd's first print is always 0), then WARMUP samples (default 1: the
-# first second of traffic, partial when the back-end measures), then the
-# median of the next SECS.
+# --stats-period 1, or "show port stats" for loop); leading zeros are
+# dropped (not connected yet; a testpmd's first print is always 0), then
+# WARMUP samples (default 1: the first second of traffic, partial), then
+# the median of the next SECS.
 #
 # Paths: the row's path is a gvirtio class; DPDK gets its closest equivalent
 # (DPDK chooses its paths from the features; there is no path devarg):
@@ -35,9 +47,9 @@
 #                                                      in-order aware)
 #   full      datapath=full              in_order=0   (DPDK's standard path is
 #             (chains, offloads, indirect)             its general-purpose one)
-#   vec       (none: gvirtio's default   vectorized=1; split: in_order=0 (DPDK
-#             path, in_order=1)          drops vectors with IN_ORDER), vectorized
-#                                        RX + standard TX; packed: in_order=1 and
+#   vec       vectorized=1 when the      vectorized=1; split: in_order=0 (DPDK
+#             plugin has that devarg,    drops vectors with IN_ORDER), vectorized
+#             else none (its default)    RX + standard TX; packed: in_order=1 and
 #                                        EAL --force-max-simd-bitwidth=512 (AVX512
 #                                        RX+TX; given to both drivers in vec rows)
 # mrg_rxbuf=0|1 and packed_vq=0|1 are passed to both. vec rows are mrg0
@@ -71,18 +83,47 @@
 # without counters, the table's busy cycles/packet come from testpmd's own
 # --record-core-cycles (TSC cycles of bursts that moved packets, testpmd's
 # work included) for the grx and loop rows.
+# Who set the pace, per sample: grx and loop, the driver's RX burst fill
+# (RX-packets / (RX-bursts x burst), --record-burst-stats; near 100%: the
+# driver is the bottleneck, low: it waited for the back-end); gtx, the
+# share of the packets txonly offered that the ring took (TX-packets /
+# TX-total; well below 100%: the ring was full, the back-end set the pace).
 #
-# Output: a progress line on stderr, a markdown report on stdout,
-# bench/results/pmd-<timestamp>.json, bench/results/pmd-latest.json and
-# bench/results/pmd-latest.png (gnuplot). Exit status 1 if a sample failed.
+# Sweep (SWEEP=1, the issue's "no throughput cliff" table): gvirtio's
+# default path (mergeable, in-order, 64 B) of each layout on SWEEP_DIRS
+# (default gtx: guest TX is the direction where the driver's side does
+# the most of the work relative to the back-end -- txonly's packet
+# building plus the TX burst and reclaim, against the back-end's dequeue
+# copy -- so it is the one that shows the driver's own ring and burst
+# behaviour; on guest RX and loopback the back-end's enqueue copy
+# dominates), for every ring size of SWEEP_RINGS (256 512 1024 2048
+# 4096: --rxd/--txd and queue_size for both drivers) and burst size of
+# SWEEP_BURSTS (1 4 8 16 32 64: the driver side's --burst; the back-end
+# keeps 32). DPDK's net_virtio_user is measured on the cross through the
+# default (SWEEP_DPDK=cross: ring 256 with every burst, burst 32 with
+# every ring; =all: every cell; =none). Defaults there: ROUNDS=2 SECS=1
+# WARMUP=1, CALLGRIND=0. Report: per direction, layout and driver a
+# ring x burst table of Mpps (median over rounds) with, per cell, whether
+# it is within 10% of that table's best cell; then gvirtio/DPDK ratios on
+# the cross. Loop cells send 1024/burst bursts first (population 1024).
+#
+# Output: a progress line on stderr (with the estimated run time first), a
+# markdown report on stdout, bench/results/pmd-<timestamp>.json and .png,
+# copies as bench/results/pmd-latest.json/.png (sweep: pmd-sweep-<timestamp>
+# .json/.png: Mpps against burst size, a line per ring size, per table).
+# Exit status 1 if a sample failed, 2 on a usage or set-up error.
 #
 # Environment:
 #   FULL=1          all rows: gtx/grx/loop x split/packed x mrg 0/1 x
 #                   simple/inorder/full x 64/1518 B, plus vec rows
-#   ROUNDS=N        rounds (3)
-#   SECS=N          measured seconds per sample (4)
+#   SWEEP=1         the ring x burst sweep instead of the rows (above);
+#                   SWEEP_DIRS, SWEEP_RINGS, SWEEP_BURSTS, SWEEP_DPDK
+#   ROUNDS=N        rounds (3; sweep 2)
+#   SECS=N          measured seconds per sample (4; sweep 1)
 #   WARMUP=N        per-second samples dropped first (1)
-#   SIZES="64 1518" frame sizes (default: 64; FULL: 64 1518)
+#   SIZES="64 1518" frame sizes of the FULL matrix (default 64 1518); the
+#                   default subset has the default path rows at 64 and
+#                   1518 B and the other rows at 64 B
 #   FILTER=REGEX    only rows whose id matches (grep -E), ids look like
 #                   gtx/split/mrg1/inorder/64
 #   CALLGRIND=0     skip the callgrind part
@@ -97,23 +138,44 @@
 #                   valgrind, or the counts include empty polls / failed sends
 #                   (see pkts/call in the report; 32 is a full burst)
 #   PLUGIN=FILE     the gvirtio .so (default build/drivers/net/virtio/
-#                   librte_net_gvirtio.so; built with scripts/build.sh when missing)
+#                   librte_net_gvirtio.so, made by `bash scripts/build.sh build`)
 #   PLUGIN_DESC=..  free text recorded with the results (e.g. the commit it was built from)
 #   HUGE=0          do not use hugepages even when they can be reserved
+#                   (default: 2 MB hugepages when enough are free or, as
+#                   root, can be reserved -- given back afterwards; both
+#                   testpmds then run --in-memory --single-file-segments;
+#                   else --no-huge. The report says which.)
 #   KEEP=1          keep the per-sample logs (path printed at the end)
+#   DRY=1           print the rows and the run-time estimate, run nothing
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 REPORT=$ROOT/bench/pmd_report.py
 RESULTS=$ROOT/bench/results
 
+# The exact command, for the report: the settings given, then the script.
+CMD=
+for v in FULL SWEEP ROUNDS SECS WARMUP SIZES FILTER CALLGRIND VG_ROWS VG_SECS VG_TRIES VG_NICE \
+	SWEEP_DIRS SWEEP_RINGS SWEEP_BURSTS SWEEP_DPDK HUGE PLUGIN; do
+	[ -n "${!v+set}" ] || continue
+	if [[ ${!v} =~ ^[A-Za-z0-9_./,:+-]*$ ]]; then CMD+="$v=${!v} "; else CMD+="$v='${!v}' "; fi
+done
+CMD+="bash bench/pmd_compare.sh"
 FULL=${FULL:-0}
+SWEEP=${SWEEP:-0}
+if [ "$SWEEP" = 1 ]; then
+	ROUNDS=${ROUNDS:-2} SECS=${SECS:-1} CALLGRIND=${CALLGRIND:-0}
+fi
 ROUNDS=${ROUNDS:-3}
 SECS=${SECS:-4}
 WARMUP=${WARMUP:-1}
-if [ "$FULL" = 1 ]; then SIZES=${SIZES:-64 1518}; else SIZES=${SIZES:-64}; fi
+SIZES=${SIZES:-64 1518}
 FILTER=${FILTER:-}
 CALLGRIND=${CALLGRIND:-1}
+SWEEP_DIRS=${SWEEP_DIRS:-gtx}
+SWEEP_RINGS=${SWEEP_RINGS:-256 512 1024 2048 4096}
+SWEEP_BURSTS=${SWEEP_BURSTS:-1 4 8 16 32 64}
+SWEEP_DPDK=${SWEEP_DPDK:-cross}
 VG_SECS=${VG_SECS:-3}
 VG_NICE=${VG_NICE:--10}
 VG_OPTS=${VG_OPTS:---cache-sim=yes}
@@ -132,24 +194,30 @@ for v in ROUNDS SECS VG_SECS VG_TRIES; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer"
 done
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be an integer"
-command -v dpdk-testpmd >/dev/null || die "dpdk-testpmd missing (Debian package dpdk)"
-command -v python3 >/dev/null || die "python3 missing"
+[[ $SWEEP_DPDK =~ ^(cross|all|none)$ ]] || die "SWEEP_DPDK must be cross, all or none"
+for v in $SWEEP_RINGS $SWEEP_BURSTS; do
+	[[ $v =~ ^[1-9][0-9]*$ ]] || die "SWEEP_RINGS / SWEEP_BURSTS: positive integers"
+done
+for v in $SWEEP_DIRS; do [[ $v =~ ^(gtx|grx|loop)$ ]] || die "SWEEP_DIRS: gtx, grx, loop"; done
+# Fail fast on a fresh machine: what is missing and how to get it.
+command -v dpdk-testpmd >/dev/null ||
+	die "dpdk-testpmd missing: run 'bash scripts/setup.sh' (installs Debian's dpdk)"
+for so in librte_net_vhost librte_net_virtio; do
+	ldconfig -p 2>/dev/null | grep -q "$so\.so" || ls /usr/lib/*/dpdk/pmds-*/"$so".so* >/dev/null 2>&1 ||
+		die "DPDK's $so missing: run 'bash scripts/setup.sh' (Debian package librte-net-${so#librte_net_}23)"
+done
+command -v python3 >/dev/null || die "python3 missing: run 'bash scripts/setup.sh'"
 [ "$(nproc)" -ge 2 ] || die "needs 2 CPUs (back-end on 0, driver on 1)"
 if [ "$CALLGRIND" = 1 ]; then
 	command -v valgrind >/dev/null && command -v callgrind_control >/dev/null ||
-		die "valgrind missing (CALLGRIND=0 to skip the per-packet cost)"
+		die "valgrind missing: run 'bash scripts/setup.sh' (or CALLGRIND=0 to skip the per-packet cost)"
 fi
 
-# ---- the plugin: build when missing, then run a private copy (EAL refuses
-# -d under a world-writable directory, and the build dir may be rebuilt by
-# someone else while we measure).
+# ---- the plugin: run a private copy (EAL refuses -d under a
+# world-writable directory, and the build dir may be rebuilt by someone
+# else while we measure).
 PLUGIN=${PLUGIN:-$ROOT/build/drivers/net/virtio/librte_net_gvirtio.so}
-if [ ! -f "$PLUGIN" ]; then
-	[ "$PLUGIN" = "$ROOT/build/drivers/net/virtio/librte_net_gvirtio.so" ] || die "no plugin at $PLUGIN"
-	echo "pmd_compare: building the plugin (scripts/build.sh build)" >&2
-	bash "$ROOT/scripts/build.sh" build >&2 || die "build failed"
-fi
-[ -f "$PLUGIN" ] || die "no plugin at $PLUGIN"
+[ -f "$PLUGIN" ] || die "no gvirtio plugin at $PLUGIN: build it first with 'bash scripts/build.sh build' (or set PLUGIN=FILE)"
 SAFE=${HOME:-/root}/.cache/gvirtio-plugin/pmd_compare.$$
 mkdir -p "$SAFE" && chmod 700 "${HOME:-/root}/.cache/gvirtio-plugin" "$SAFE" || die "cannot create $SAFE"
 cp "$PLUGIN" "$SAFE/librte_net_gvirtio.so" || die "cannot copy the plugin"
@@ -163,6 +231,10 @@ HP_RESTORE=
 cleanup() {
 	local p
 	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+		rm -f /tmp/vgdb-pipe-*-"$p"-* 2>/dev/null
+	done
 	[ -n "$HP_RESTORE" ] && echo "$HP_RESTORE" >"$HP/nr_hugepages" 2>/dev/null
 	rm -rf "$SAFE" /var/run/dpdk/"$PFX"* 2>/dev/null
 	if [ "$KEEP" = 1 ]; then echo "pmd_compare: logs kept in $WORK" >&2; else rm -rf "$WORK"; fi
@@ -170,14 +242,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# ---- memory: 2 MB hugepages when we can reserve them (root), given back
-# afterwards; else --no-huge (EAL then shares memory through memfd).
+# ---- memory: 2 MB hugepages when enough are free or we can reserve them
+# (root; given back afterwards); else --no-huge (EAL then shares memory
+# through memfd).
 MEM=(--no-huge -m "$MEM_MB")
 MEMNOTE="no hugepages: --no-huge -m $MEM_MB"
-if [ "$HUGE" = 1 ] && [ "$(id -u)" = 0 ] && [ -w "$HP/nr_hugepages" ]; then
-	need=$((2 * MEM_MB / 2 + 16))
+if [ "$HUGE" = 1 ] && [ -r "$HP/free_hugepages" ]; then
+	need=$((2 * MEM_MB / 2 + 16)) # two testpmds of MEM_MB each, in 2 MB pages, and a margin
 	orig=$(cat "$HP/nr_hugepages")
-	if [ "$(cat "$HP/free_hugepages")" -lt "$need" ]; then
+	if [ "$(cat "$HP/free_hugepages")" -lt "$need" ] && [ -w "$HP/nr_hugepages" ]; then
 		HP_RESTORE=$orig
 		echo $((orig + need - $(cat "$HP/free_hugepages"))) >"$HP/nr_hugepages" 2>/dev/null
 	fi
@@ -185,6 +258,8 @@ if [ "$HUGE" = 1 ] && [ "$(id -u)" = 0 ] && [ -w "$HP/nr_hugepages" ]; then
 		# vhost-user shares the driver's memory as at most 8 files: one file.
 		MEM=(--in-memory --single-file-segments -m "$MEM_MB")
 		MEMNOTE="2 MB hugepages, --in-memory --single-file-segments -m $MEM_MB"
+	else
+		MEMNOTE="$MEMNOTE (could not get $need free 2 MB hugepages)"
 	fi
 fi
 VGMEM=(--no-huge -m "$MEM_MB")
@@ -197,9 +272,26 @@ elif ! command -v perf >/dev/null; then
 	PERFNOTE="perf: not installed"
 fi
 
-# ---- rows: dir/layout/mrgN/path/size
+# ---- rows: dir/layout/mrgN/path/size, sweep cells dir/layout/mrgN/path/size/rRING/bBURST
 ROWS=()
-if [ "$FULL" = 1 ]; then
+DPDK_SKIP=" " # rows (sweep cells) measured with gvirtio only
+if [ "$SWEEP" = 1 ]; then
+	for dir in $SWEEP_DIRS; do
+		for layout in split packed; do
+			for ring in $SWEEP_RINGS; do
+				for burst in $SWEEP_BURSTS; do
+					r="$dir/$layout/mrg1/inorder/64/r$ring/b$burst"
+					ROWS+=("$r")
+					case $SWEEP_DPDK in
+					all) ;;
+					cross) [ "$ring" = 256 ] || [ "$burst" = 32 ] || DPDK_SKIP+="$r " ;;
+					none) DPDK_SKIP+="$r " ;;
+					esac
+				done
+			done
+		done
+	done
+elif [ "$FULL" = 1 ]; then
 	for size in $SIZES; do
 		for dir in gtx grx loop; do
 			for layout in split packed; do
@@ -214,17 +306,18 @@ if [ "$FULL" = 1 ]; then
 	done
 else
 	# 3 directions x 2 layouts on the default path (in-order, mergeable
-	# buffers), the other TX path classes on guest TX, and DPDK's vector
-	# paths (mergeable off) on guest RX, where they matter (DPDK's split
-	# vector path is RX only); gvirtio's column there is its default path
-	# with mergeable off: RX simple, TX inorder.
+	# buffers) at 64 and 1518 B, the other TX path classes on guest TX,
+	# and DPDK's vector paths (mergeable off) on guest RX, where they
+	# matter (DPDK's split vector path is RX only); gvirtio's column there
+	# is its vectorized path when the plugin has one (vectorized=1), else
+	# its default path with mergeable off.
 	for size in $SIZES; do
 		for dir in gtx grx loop; do
 			for layout in split packed; do ROWS+=("$dir/$layout/mrg1/inorder/$size"); done
 		done
-		ROWS+=("gtx/split/mrg1/simple/$size" "gtx/split/mrg1/full/$size"
-			"grx/split/mrg0/vec/$size" "grx/packed/mrg0/vec/$size")
 	done
+	ROWS+=("gtx/split/mrg1/simple/64" "gtx/split/mrg1/full/64"
+		"grx/split/mrg0/vec/64" "grx/packed/mrg0/vec/64")
 fi
 if [ -n "$FILTER" ]; then
 	sel=()
@@ -234,20 +327,30 @@ fi
 VG_ROWS=${VG_ROWS:-gtx/split/mrg1/inorder/64 gtx/packed/mrg1/inorder/64 grx/split/mrg1/inorder/64 grx/packed/mrg1/inorder/64}
 [ "$CALLGRIND" = 1 ] || VG_ROWS=
 [ ${#ROWS[@]} -gt 0 ] || [ -n "$VG_ROWS" ] || die "no rows match FILTER=$FILTER"
+# gvirtio's vectorized path, when this plugin has one (its devargs list
+# names "vectorized"), is asked for in the vec rows as DPDK's is.
+GV_VEC=0
+grep -aq vectorized "$GV_SO" && GV_VEC=1
 
 # ---- one row -> devargs and testpmd settings
 # row_setup ROW DRIVER SOCK: sets DEVARGS, EXTRA_EAL (array), BE_MODE,
 # FE_MODE, BE_ARGS, FE_ARGS (arrays), MEASURE (be|fe)
 row_setup() {
-	local dir layout mrg path size packed inord
-	IFS=/ read -r dir layout mrg path size <<<"$1"
+	local dir layout mrg path size ring burst packed inord
+	IFS=/ read -r dir layout mrg path size ring burst <<<"$1"
 	mrg=${mrg#mrg}
+	ring=${ring#r}
+	burst=${burst#b}
 	packed=0
 	[ "$layout" = packed ] && packed=1
 	EXTRA_EAL=()
 	if [ "$2" = gv ]; then
 		DEVARGS="net_gvirtio_user0,path=$3,packed_vq=$packed,mrg_rxbuf=$mrg"
-		[ "$path" = vec ] || DEVARGS+=",datapath=$path"
+		if [ "$path" != vec ]; then
+			DEVARGS+=",datapath=$path"
+		elif [ "$GV_VEC" = 1 ]; then
+			DEVARGS+=",vectorized=1"
+		fi
 	else
 		case $path in
 		inorder) inord=1 ;;
@@ -260,12 +363,22 @@ row_setup() {
 	[ "$path" = vec ] && [ "$packed" = 1 ] && EXTRA_EAL=(--force-max-simd-bitwidth=512)
 	BE_ARGS=()
 	FE_ARGS=()
+	START=start
 	case $dir in
 	gtx) BE_MODE=rxonly FE_MODE=txonly MEASURE=be FE_ARGS=(--txpkts="$size") ;;
-	grx) BE_MODE=txonly FE_MODE=rxonly MEASURE=fe BE_ARGS=(--txpkts="$size") FE_ARGS=(--record-core-cycles) ;;
-	loop) BE_MODE=io FE_MODE=io MEASURE=fe FE_ARGS=(--txpkts="$size" --tx-first --record-core-cycles) ;;
+	grx) BE_MODE=txonly FE_MODE=rxonly MEASURE=fe BE_ARGS=(--txpkts="$size")
+		FE_ARGS=(--record-core-cycles --record-burst-stats) ;;
+	loop) BE_MODE=mac FE_MODE=mac MEASURE=fe FE_ARGS=(--txpkts="$size" --record-core-cycles --record-burst-stats)
+		START="start tx_first $((1024 / ${burst:-32} > 0 ? 1024 / ${burst:-32} : 1))" ;;
 	*) die "bad row $1" ;;
 	esac
+	# sweep cells: ring size for both drivers (queue_size caps DPDK's
+	# nb_desc; gvirtio takes the app's), burst size of the driver side
+	if [ -n "$ring" ]; then
+		DEVARGS+=",queue_size=$ring"
+		FE_ARGS+=(--rxd="$ring" --txd="$ring")
+	fi
+	[ -n "$burst" ] && FE_ARGS+=(--burst="$burst")
 }
 
 drv_eal() { # DRIVER: the driver-specific EAL arguments
@@ -276,10 +389,16 @@ drv_eal() { # DRIVER: the driver-specific EAL arguments
 	fi
 }
 
-wait_for() { # FILE REGEX SECONDS
+# send FD LINE: a command to an interactive testpmd through its FIFO. In a
+# subshell: if testpmd has gone, the write's SIGPIPE ends the subshell,
+# not this script (whose clean-up would then not run).
+send() { (printf '%s\n' "$2" >&"$1") 2>/dev/null; }
+
+wait_for() { # FILE REGEX SECONDS [PID]: until REGEX is in FILE (or PID is gone)
 	local deadline=$((SECONDS + $3))
 	while [ $SECONDS -lt $deadline ]; do
 		grep -aqE "$2" "$1" 2>/dev/null && return 0
+		[ -z "${4:-}" ] || kill -0 "$4" 2>/dev/null || return 1
 		sleep 0.1
 	done
 	return 1
@@ -316,7 +435,7 @@ start_backend() { # LOGFILE SOCK MODE ARGS...
 NFAIL=0
 sample() {
 	local round=$1 row=$2 drv=$3 d=$WORK/$1.${2//\//_}.$3
-	local sock=$d/vhost.sock be=$d/be.log fe=$d/fe.log mlog n ok=1 note=""
+	local sock=$d/vhost.sock be=$d/be.log fe=$d/fe.log mlog n ok=1 note="" fd="" shown=-1
 	mkdir -p "$d"
 	row_setup "$row" "$drv" "$sock"
 	local t0=$EPOCHREALTIME
@@ -324,18 +443,39 @@ sample() {
 	if ! start_backend "$be" "$sock" "$BE_MODE" "${BE_ARGS[@]}"; then
 		ok=0 note="back-end did not start"
 	else
+		# Loopback: interactive (commands through a FIFO) for "start
+		# tx_first 32"; the rate is printed by "show port stats 0" each
+		# second. Otherwise forwarding starts by itself, --stats-period 1.
+		# (stdbuf: line-buffered, or "show" output reaches the log late)
+		local fe_in=/dev/null fe_mode=(--stats-period 1) fe_pre=()
+		if [ "$START" != start ]; then
+			mkfifo "$d/cmd"
+			fe_in=$d/cmd fe_mode=(-i) fe_pre=(stdbuf -oL)
+		fi
 		# shellcheck disable=SC2046
-		dpdk-testpmd --lcores='0@1,1@1' "${MEM[@]}" "${EXTRA_EAL[@]}" --no-pci --no-telemetry \
+		"${fe_pre[@]}" dpdk-testpmd --lcores='0@1,1@1' "${MEM[@]}" "${EXTRA_EAL[@]}" --no-pci --no-telemetry \
 			--file-prefix="${PFX}f" $(drv_eal "$drv") --vdev "$DEVARGS" -- \
-			--no-mlockall --total-num-mbufs=$MBUFS --stats-period 1 --forward-mode="$FE_MODE" \
-			"${FE_ARGS[@]}" </dev/null >"$fe" 2>&1 &
+			--no-mlockall --total-num-mbufs=$MBUFS "${fe_mode[@]}" --forward-mode="$FE_MODE" \
+			"${FE_ARGS[@]}" <"$fe_in" >"$fe" 2>&1 &
 		FE_PID=$!
 		PIDS+=("$FE_PID")
 		mlog=$fe
 		[ "$MEASURE" = be ] && mlog=$be
 		tmark backend-up
+		if [ "$fe_in" != /dev/null ]; then
+			exec {fd}>"$fe_in"
+			if wait_for "$fe" 'testpmd> ' 60 "$FE_PID"; then
+				send "$fd" "$START"
+			else
+				note="driver testpmd did not reach its prompt"
+			fi
+		fi
 		local want=$((WARMUP + SECS)) deadline=$((SECONDS + 25 + WARMUP + SECS)) first=1
 		while [ $SECONDS -lt $deadline ]; do
+			if [ -n "$fd" ] && [ "$shown" != "$SECONDS" ]; then
+				send "$fd" "show port stats 0"
+				shown=$SECONDS
+			fi
 			n=$(rates "$mlog" | wc -l)
 			[ "$first" = 1 ] && [ "$n" -gt 0 ] && { tmark first-rate; first=0; }
 			[ "$n" -ge "$want" ] && break
@@ -343,6 +483,14 @@ sample() {
 			sleep 0.25
 		done
 		tmark measured
+		if [ -n "$fd" ]; then
+			# "stop" prints the forwarding statistics (cycles/packet)
+			send "$fd" stop
+			send "$fd" quit
+			exec {fd}>&-
+			local i
+			for ((i = 0; i < 100; i++)); do kill -0 "$FE_PID" 2>/dev/null || break; sleep 0.1; done
+		fi
 		stop_proc "$FE_PID" 10 || note="${note:+$note; }driver testpmd killed"
 		tmark driver-stopped
 	fi
@@ -427,17 +575,16 @@ vg_once() {
 		FE_PID=$!
 		PIDS+=("$FE_PID")
 		exec {fd}>"$fifo"
-		local start=start
-		[ "${row%%/*}" = loop ] && start="start tx_first"
-		if ! wait_for "$fe" 'testpmd> ' 180; then
+		local start=$START
+		if ! wait_for "$fe" 'testpmd> ' 180 "$FE_PID"; then
 			note="testpmd under valgrind did not reach its prompt"
 		elif ! timeout 60 callgrind_control -i on "$FE_PID" >/dev/null 2>&1 ||
 			! timeout 60 callgrind_control -z "$FE_PID" >/dev/null 2>&1; then
 			note="callgrind_control -i on / -z failed"
 		else
-			echo "$start" >&"$fd"
+			send "$fd" "$start"
 			sleep "$VG_SECS"
-			echo stop >&"$fd"
+			send "$fd" stop
 			if ! wait_for "$fe" 'Accumulated forward statistics' 120; then
 				note="no statistics after stop"
 			else
@@ -449,9 +596,9 @@ vg_once() {
 				kill -STOP "$BE_PID" 2>/dev/null
 				sleep 0.3
 				if timeout 60 callgrind_control -z "$FE_PID" >/dev/null 2>&1; then
-					echo start >&"$fd"
+					send "$fd" start
 					sleep "$VG_IDLE_SECS"
-					echo stop >&"$fd"
+					send "$fd" stop
 					local deadline=$((SECONDS + 120))
 					while [ $SECONDS -lt $deadline ] &&
 						[ "$(grep -ac 'Accumulated forward statistics' "$fe")" -lt 2 ]; do sleep 0.2; done
@@ -499,14 +646,31 @@ mkdir -p "$RESULTS"
 : >"$WORK/callgrind.jsonl"
 nvg=0
 for r in $VG_ROWS; do nvg=$((nvg + 2)); done
-total=$((ROUNDS * ${#ROWS[@]} * 2 + nvg))
+nsamp=0
+for row in "${ROWS[@]}"; do
+	nsamp=$((nsamp + 2))
+	[[ $DPDK_SKIP == *" $row "* ]] && nsamp=$((nsamp - 1))
+done
+nsamp=$((nsamp * ROUNDS))
+total=$((nsamp + nvg))
 done_n=0
 LAST=-
-echo "pmd_compare: ${#ROWS[@]} rows x 2 drivers x $ROUNDS rounds, $SECS s per sample (+$WARMUP warm-up);" \
+# Run time estimate: a sample is its WARMUP + SECS seconds plus ~3 s of
+# start (two EALs, the vhost-user handshake, testpmd's first all-zero
+# print) and stop; a callgrind run ~35 s plus its windows (testpmd's start
+# under valgrind).
+est=$((nsamp * (WARMUP + SECS + 3) + nvg * (35 + VG_SECS + VG_IDLE_SECS)))
+echo "pmd_compare: ${#ROWS[@]} rows, $nsamp samples ($ROUNDS rounds, $SECS s each + $WARMUP warm-up)," \
 	"$((nvg / 2)) callgrind rows; $MEMNOTE" >&2
+echo "pmd_compare: estimated run time $((est / 60)) min $((est % 60)) s (on an idle machine)" >&2
+if [ "${DRY:-0}" = 1 ]; then
+	printf '%s\n' "${ROWS[@]}" ${VG_ROWS:+$(printf 'callgrind:%s\n' $VG_ROWS)}
+	exit 0
+fi
 for ((round = 1; round <= ROUNDS; round++)); do
 	for row in "${ROWS[@]}"; do
 		for drv in gv dpdk; do
+			[ "$drv" = dpdk ] && [[ $DPDK_SKIP == *" $row "* ]] && continue
 			progress "$done_n" "$total" "round $round/$ROUNDS $row $drv (last $LAST pps)"
 			sample "$round" "$row" "$drv"
 			done_n=$((done_n + 1))
@@ -524,10 +688,12 @@ done
 progress "$done_n" "$total" "done"
 [ -t 2 ] && echo >&2
 
-CMD="$([ "$FULL" = 1 ] && echo 'FULL=1 ')ROUNDS=$ROUNDS SECS=$SECS WARMUP=$WARMUP bash bench/pmd_compare.sh"
-python3 "$REPORT" report --samples "$WORK/samples.jsonl" --callgrind "$WORK/callgrind.jsonl" \
-	--rows "${ROWS[*]}" --vg-rows "$VG_ROWS" --json "$RESULTS/pmd-$TS.json" --latest "$RESULTS/pmd-latest.json" \
-	--png "$RESULTS/pmd-latest.png" --gnuplot-dir "$WORK" \
+KIND=pmd
+[ "$SWEEP" = 1 ] && KIND=pmd-sweep
+python3 "$REPORT" "$([ "$SWEEP" = 1 ] && echo sweep || echo report)" \
+	--samples "$WORK/samples.jsonl" --callgrind "$WORK/callgrind.jsonl" \
+	--rows "${ROWS[*]}" --vg-rows "$VG_ROWS" --json "$RESULTS/$KIND-$TS.json" --latest "$RESULTS/$KIND-latest.json" \
+	--png "$RESULTS/$KIND-$TS.png" --png-latest "$RESULTS/$KIND-latest.png" --gnuplot-dir "$WORK" \
 	--meta "command=$CMD" --meta "rounds=$ROUNDS" --meta "secs=$SECS" --meta "warmup=$WARMUP" \
 	--meta "memory=$MEMNOTE" --meta "perf=$PERFNOTE" --meta "vg_secs=$VG_SECS" --meta "vg_nice=$VG_NICE" \
 	--meta "plugin=$PLUGIN (sha256 $(sha256sum "$GV_SO" | cut -c1-12))" --meta "plugin_desc=${PLUGIN_DESC:-}" \
@@ -535,5 +701,5 @@ python3 "$REPORT" report --samples "$WORK/samples.jsonl" --callgrind "$WORK/call
 	--meta "git=$(git -C "$ROOT" describe --always --dirty 2>/dev/null)" \
 	--meta "dpdk=$(dpkg-query -W -f='${Version}' dpdk 2>/dev/null)" \
 	--meta "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs" \
-	--meta "elapsed_s=$((SECONDS - T0))" || exit 2
+	--meta "elapsed_s=$((SECONDS - T0))" --meta "estimate_s=$est" --meta "gv_vec=$GV_VEC" || exit 2
 [ "$NFAIL" = 0 ] || { echo "pmd_compare: $NFAIL samples failed" >&2; exit 1; }

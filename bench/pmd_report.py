@@ -8,6 +8,15 @@ Subcommands:
   cg ...                one callgrind dump -> one JSON line on stdout
   report ...            all samples -> markdown on stdout, results JSON,
                         PNG plot (gnuplot)
+  sweep ...             the ring x burst sweep (SWEEP=1) -> markdown tables
+                        ("within 10% of the best setting?"), results JSON,
+                        PNG plot (bench/pmd_sweep.py)
+  compare OLD NEW       two results JSON files (bench/results/pmd-*.json or
+                        pmd-sweep-*.json) -> markdown: per row both runs'
+                        Mpps and gv/DPDK ratio, and the ratio's change
+
+bench/pmd_report_selftest.py checks the statistics and tables on made-up
+samples with known answers.
 
 `cg` can also be used on its own to look at a dump, e.g.
   python3 bench/pmd_report.py cg --file X.callgrind.1 --so 'librte_net_gvirtio\\.so' \\
@@ -54,6 +63,22 @@ def final_stats(log):
     if m:
         out["cyc_per_pkt"] = float(m.group(1))
     return out
+
+
+def burst_fill_pct(log, row):
+    """Guest RX / loopback (--record-burst-stats): how full the driver's RX
+    bursts were on average, in % of the row's burst size (32 unless a sweep
+    cell says otherwise): RX-packets / (RX-bursts x burst). Near 100: the
+    driver set the pace; low: it mostly polled an empty ring, waiting for
+    the back-end."""
+    if row.split("/")[0] not in ("grx", "loop"):
+        return None
+    burst = cell_of(row)[1] or 32
+    bursts = re.findall(r"RX-bursts : (\d+) \[", log)
+    pk = final_stats(log).get("RX-packets")
+    if not bursts or not int(bursts[-1]) or pk is None:
+        return None
+    return 100.0 * pk / (int(bursts[-1]) * burst)
 
 
 def paths_of(log, driver):
@@ -199,10 +224,14 @@ def cmd_sample(a):
     st = final_stats(log)
     rx, tx = paths_of(log, a.driver)
     m = median(rates)
+    # DPDK logs its ring sizes (pmd.net.virtio.init:debug): RX, TX, control
+    vq = [int(x) for x in re.findall(r"vq_size: (\d+)", log)]
+    fill = burst_fill_pct(log, a.row)
     rec = {"round": a.round, "row": a.row, "driver": a.driver, "devargs": a.devargs,
            "rates_pps": rates, "mpps": (m / 1e6) if m is not None else None,
            "cyc_per_pkt": st.get("cyc_per_pkt"), "rx_path": rx, "tx_path": tx,
-           "driver_stats": st, "note": a.note or None}
+           "vq_sizes": vq or None, "burst_fill_pct": fill, "driver_stats": st,
+           "note": a.note or None}
     print(json.dumps(rec))
 
 
@@ -308,9 +337,24 @@ def fmt(x, nd=2):
     return "-" if x is None else "%.*f" % (nd, x)
 
 
+def pct_fmt(v):
+    """A percentage: one decimal below 10 (a 0.2% burst fill is not 0%)."""
+    return "-" if v is None else ("%.1f%%" % v if v < 10 else "%.0f%%" % v)
+
+
 def split_row(rid):
-    d, layout, mrg, path, size = rid.split("/")
+    """dir, layout, mrg, path, size of a row id (a sweep cell's id has
+    /rRING/bBURST after those)."""
+    d, layout, mrg, path, size = rid.split("/")[:5]
     return d, layout, mrg[3:], path, size
+
+
+def cell_of(rid):
+    """(ring, burst) of a sweep cell id, or (None, None)."""
+    parts = rid.split("/")
+    if len(parts) < 7:
+        return None, None
+    return int(parts[5][1:]), int(parts[6][1:])
 
 
 def devargs_short(dv):
@@ -333,20 +377,32 @@ def summarize(samples, row_ids):
             if s.get("note"):
                 notes.append("round %d %s: %s" % (s["round"], s["driver"], s["note"]))
         d, layout, mrg, path, size = split_row(rid)
+        ring, burst = cell_of(rid)
         row = {"id": rid, "dir": d, "layout": layout, "mrg_rxbuf": int(mrg), "path": path,
-               "size": int(size), "notes": notes}
+               "size": int(size), "ring": ring, "burst": burst, "notes": notes}
         for drv in ("gv", "dpdk"):
             vals = [s["mpps"] for _, s in sorted(per[drv].items()) if s["mpps"] is not None]
             cyc = [s["cyc_per_pkt"] for s in per[drv].values() if s.get("cyc_per_pkt")]
+            # guest TX: the share of the packets txonly offered that the
+            # ring took (below 1: the ring was full, the back-end set the pace)
+            sent = [s["driver_stats"]["TX-packets"] / s["driver_stats"]["TX-total"]
+                    for s in per[drv].values()
+                    if d == "gtx" and (s.get("driver_stats") or {}).get("TX-total")]
+            fill = [s["burst_fill_pct"] for s in per[drv].values() if s.get("burst_fill_pct") is not None]
             any_s = next(iter(per[drv].values()), {})
             rxp = sorted({s["rx_path"] or "?" for s in per[drv].values()})
             txp = sorted({s["tx_path"] or "?" for s in per[drv].values()})
+            if ring and drv == "dpdk":
+                for s in per[drv].values():
+                    if s.get("vq_sizes") and s["vq_sizes"][0] != ring:
+                        notes.append("round %d dpdk: ring %s, not %d" % (s["round"], s["vq_sizes"][:2], ring))
             info[drv] = {"devargs": any_s.get("devargs"), "rx_path": "|".join(rxp),
-                         "tx_path": "|".join(txp),
+                         "tx_path": "|".join(txp), "samples": len(per[drv]),
                          "mpps_per_round": [per[drv][r]["mpps"] for r in sorted(per[drv])],
                          "mpps_median": median(vals), "mpps_min": min(vals) if vals else None,
                          "mpps_max": max(vals) if vals else None,
-                         "cyc_per_pkt_median": median(cyc) if d != "gtx" else None}
+                         "cyc_per_pkt_median": median(cyc) if d != "gtx" else None,
+                         "sent_share_median": median(sent), "burst_fill_pct_median": median(fill)}
         ratios = []
         for r in sorted(per["gv"]):
             g, p = per["gv"][r].get("mpps"), per["dpdk"].get(r, {}).get("mpps")
@@ -362,20 +418,20 @@ def summarize(samples, row_ids):
 def markdown(rows, vg, meta):
     out = []
     w = out.append
-    w("## gvirtio vs DPDK net_virtio_user through a DPDK vhost-user back-end")
+    w("### gvirtio vs DPDK net_virtio_user through a DPDK vhost-user back-end")
     w("")
-    w("`%s` (git %s%s, DPDK %s; %s; %s rounds x %s s, %s warm-up samples dropped; %s; elapsed %s s)"
-      % (meta.get("command"), meta.get("git"),
-         ", plugin: " + meta["plugin_desc"] if meta.get("plugin_desc") else "",
-         meta.get("dpdk"), meta.get("cpu"),
-         meta.get("rounds"), meta.get("secs"), meta.get("warmup"), meta.get("memory"),
-         meta.get("elapsed_s")))
+    w(header_line(meta))
     w("")
     if rows:
         w("Mpps: median [min-max] over the rounds; gv/DPDK: median of the per-round ratios "
           "(>1: gvirtio faster). cyc/pkt: testpmd --record-core-cycles on the driver side "
           "(TSC cycles of bursts that moved packets, testpmd's own work included; "
-          "guest RX and loopback only).")
+          "guest RX and loopback), and in brackets how full the driver's RX bursts were on "
+          "average (fill: packets per RX burst over the burst size, --record-burst-stats; near "
+          "100%: the driver set the pace, low: it mostly found the ring empty and waited for "
+          "the back-end). Guest TX shows instead the share of the packets txonly "
+          "offered that the driver's ring took (sent N%: well below 100%, the ring was full "
+          "and the back-end set the pace).")
         w("")
         w("| direction | ring | mrg | path | size | gvirtio Mpps | DPDK Mpps | gv/DPDK "
           "| gv cyc/pkt | DPDK cyc/pkt |")
@@ -387,10 +443,15 @@ def markdown(rows, vg, meta):
                 if x["mpps_median"] is None:
                     return "failed"
                 return "%.2f [%.2f-%.2f]" % (x["mpps_median"], x["mpps_min"], x["mpps_max"])
+            def cyc(x):
+                if r["dir"] == "gtx":
+                    v = x.get("sent_share_median")
+                    return "-" if v is None else "sent " + pct_fmt(100 * v)
+                f = x.get("burst_fill_pct_median")
+                return fmt(x["cyc_per_pkt_median"], 0) + ("" if f is None else " (fill %s)" % pct_fmt(f))
             w("| %s | %s | %d | %s | %d | %s | %s | %s | %s | %s |" % (
                 DIRS[r["dir"]], r["layout"], r["mrg_rxbuf"], r["path"], r["size"], mp(g), mp(p),
-                fmt(r["ratio_median"]), fmt(g["cyc_per_pkt_median"], 0),
-                fmt(p["cyc_per_pkt_median"], 0)))
+                fmt(r["ratio_median"]), cyc(g), cyc(p)))
         w("")
         w("Paths (devargs beyond path/packed_vq/mrg_rxbuf; rx / tx path as each driver logged it):")
         w("")
@@ -409,7 +470,7 @@ def markdown(rows, vg, meta):
                 w("- %s %s" % (rid, n))
             w("")
     if vg:
-        w("### Instructions per packet inside the PMD (callgrind, %s s of forwarding, --no-huge, "
+        w("#### Instructions per packet inside the PMD (callgrind, %s s of forwarding, --no-huge, "
           "back-end at nice %s)" % (meta.get("vg_secs"), meta.get("vg_nice")))
         w("")
         w("incl: inclusive cost (instructions) of all calls into the PMD's shared object from "
@@ -465,6 +526,12 @@ def markdown(rows, vg, meta):
             w("```")
             w("")
     w(meta.get("perf", ""))
+    if meta.get("png_md"):
+        w("")
+        w("![gvirtio and DPDK Mpps per row (median, min-max) and gv/DPDK ratio](%s)" % meta["png_md"])
+    if meta.get("json_md"):
+        w("")
+        w("Raw results (every sample, the paths, callgrind details): `%s`." % meta["json_md"])
     return "\n".join(out)
 
 
@@ -505,9 +572,14 @@ def plot(rows, png, gdir, meta):
         for i, r in enumerate(rows):
             g, p = r["gv"], r["dpdk"]
             lab = "%s %s m%d %s %d" % (r["dir"], r["layout"], r["mrg_rxbuf"], r["path"], r["size"])
+            # gnuplot's errorbar histograms crash on NaN (5.4): a failed
+            # driver is a zero bar, named in the label
+            failed = [n for n, x in (("gv", g), ("DPDK", p)) if x["mpps_median"] is None]
+            if failed:
+                lab += " (%s failed)" % "+".join(failed)
 
             def v(x):
-                return "NaN" if x is None else "%.4f" % x
+                return "0" if x is None else "%.4f" % x
             f.write("\t".join([str(i), lab, v(g["mpps_median"]), v(g["mpps_min"]), v(g["mpps_max"]),
                                v(p["mpps_median"]), v(p["mpps_min"]), v(p["mpps_max"]),
                                v(r["ratio_median"])]) + "\n")
@@ -525,27 +597,91 @@ def plot(rows, png, gdir, meta):
     return True
 
 
-def cmd_report(a):
-    samples = load_jsonl(a.samples)
-    vg = load_jsonl(a.callgrind) if a.callgrind else []
+def repo_rel(path):
+    """path relative to the repository (bench/results/...)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.relpath(os.path.abspath(path), root)
+
+
+def get_meta(a):
     meta = {}
     for kv in a.meta:
         k, _, v = kv.partition("=")
         meta[k] = v
     meta["vg_rows"] = a.vg_rows.split()
-    rows = summarize(samples, a.rows.split())
-    text = markdown(rows, vg, meta)
-    print(text)
-    res = {"meta": meta, "rows": rows, "callgrind": vg, "samples": samples, "markdown": text}
+    return meta
+
+
+def save(res, a):
     for path in (a.json, a.latest):
         if path:
             with open(path, "w") as f:
                 json.dump(res, f, indent=1)
-    if a.png and rows:
-        if plot(rows, a.png, a.gnuplot_dir, meta):
-            print("\nplot: %s" % os.path.relpath(a.png))
     if a.json:
-        print("results: %s" % os.path.relpath(a.json))
+        print("results: %s" % repo_rel(a.json), file=sys.stderr)
+
+
+def cmd_report(a):
+    samples = load_jsonl(a.samples)
+    vg = load_jsonl(a.callgrind) if a.callgrind else []
+    meta = get_meta(a)
+    rows = summarize(samples, a.rows.split())
+    # links as docs/performance.md sees them (commit the files with it)
+    have_png = bool(a.png and rows and plot(rows, a.png, a.gnuplot_dir, meta))
+    if have_png:
+        meta["png_md"] = "../" + repo_rel(a.png)
+        if a.png_latest:
+            shutil.copyfile(a.png, a.png_latest)
+    if a.json:
+        meta["json_md"] = repo_rel(a.json)
+    text = markdown(rows, vg, meta)
+    print(text)
+    save({"meta": meta, "rows": rows, "callgrind": vg, "samples": samples, "markdown": text}, a)
+    if have_png:
+        print("plot: %s (copy: %s)" % (repo_rel(a.png), repo_rel(a.png_latest) if a.png_latest else "-"),
+              file=sys.stderr)
+
+
+
+def header_line(meta):
+    return ("`%s` (git %s%s, DPDK %s; %s; %s rounds x %s s, %s warm-up samples dropped; %s; "
+            "elapsed %s s)" % (meta.get("command"), meta.get("git"),
+                               ", plugin: " + meta["plugin_desc"] if meta.get("plugin_desc") else "",
+                               meta.get("dpdk"), meta.get("cpu"), meta.get("rounds"), meta.get("secs"),
+                               meta.get("warmup"), meta.get("memory"), meta.get("elapsed_s")))
+
+
+def cmd_compare(a):
+    runs = []
+    for path in (a.old, a.new):
+        with open(path) as f:
+            runs.append(json.load(f))
+    old = {r["id"]: r for r in runs[0]["rows"]}
+    print("### %s -> %s" % (repo_rel(a.old), repo_rel(a.new)))
+    print("")
+    for tag, run in (("old", runs[0]), ("new", runs[1])):
+        print("- %s: %s" % (tag, header_line(run["meta"])))
+    print("")
+    print("| row | gvirtio Mpps old -> new | DPDK Mpps old -> new | gv/DPDK old -> new | change |")
+    print("| --- | --- | --- | --- | ---: |")
+    for r in runs[1]["rows"]:
+        o = old.get(r["id"])
+        if o is None:
+            continue
+        a_, b_ = o["ratio_median"], r["ratio_median"]
+        print("| %s | %s -> %s | %s -> %s | %s -> %s | %s |" % (
+            r["id"], fmt(o["gv"]["mpps_median"]), fmt(r["gv"]["mpps_median"]),
+            fmt(o["dpdk"]["mpps_median"]), fmt(r["dpdk"]["mpps_median"]), fmt(a_), fmt(b_),
+            "%+.0f%%" % (100 * (b_ / a_ - 1)) if a_ and b_ else "-"))
+    missing = sorted(set(old) - {r["id"] for r in runs[1]["rows"]})
+    if missing:
+        print("")
+        print("Only in the old run: " + ", ".join(missing))
+
+
+def cmd_sweep(a):
+    import pmd_sweep  # bench/pmd_sweep.py: the sweep's tables and plot
+    pmd_sweep.cmd_sweep(a)
 
 
 def main():
@@ -561,18 +697,24 @@ def main():
     for k in ("--row", "--driver", "--devargs", "--file", "--idle-file", "--fe-log", "--so", "--note"):
         p.add_argument(k, default="")
     p.add_argument("--pretty", action="store_true")
-    p = sub.add_parser("report")
-    p.add_argument("--samples", required=True)
-    p.add_argument("--callgrind", default="")
-    p.add_argument("--rows", default="")
-    p.add_argument("--vg-rows", default="")
-    p.add_argument("--json", default="")
-    p.add_argument("--latest", default="")
-    p.add_argument("--png", default="")
-    p.add_argument("--gnuplot-dir", default="/tmp")
-    p.add_argument("--meta", action="append", default=[])
+    for name in ("report", "sweep"):
+        p = sub.add_parser(name)
+        p.add_argument("--samples", required=True)
+        p.add_argument("--callgrind", default="")
+        p.add_argument("--rows", default="")
+        p.add_argument("--vg-rows", default="")
+        p.add_argument("--json", default="")
+        p.add_argument("--latest", default="")
+        p.add_argument("--png", default="")
+        p.add_argument("--png-latest", default="")
+        p.add_argument("--gnuplot-dir", default="/tmp")
+        p.add_argument("--meta", action="append", default=[])
+    p = sub.add_parser("compare")
+    p.add_argument("old")
+    p.add_argument("new")
     a = ap.parse_args()
-    {"median": cmd_median, "sample": cmd_sample, "cg": cmd_cg, "report": cmd_report}[a.cmd](a)
+    {"median": cmd_median, "sample": cmd_sample, "cg": cmd_cg, "report": cmd_report,
+     "sweep": cmd_sweep, "compare": cmd_compare}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""bench/pmd_report_selftest.py - checks bench/pmd_report.py's and
+bench/pmd_sweep.py's statistics
+(medians, min-max, median of per-round ratios), its markdown tables and the
+sweep's "within 10% of the best" verdicts on made-up samples with known
+answers. Run: python3 bench/pmd_report_selftest.py (exit 0: ok)."""
+import argparse
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pmd_report import (burst_fill_pct, cell_of, cmd_compare, markdown, median,  # noqa: E402
+                        paths_of, summarize)
+from pmd_sweep import sweep_markdown, sweep_tables  # noqa: E402
+
+
+def main():
+    """Made-up samples with known answers through summarize/markdown/sweep."""
+    def smp(rnd, row, drv, rates, note=None):
+        m = median(rates)
+        return {"round": rnd, "row": row, "driver": drv, "devargs": "x,path=s,datapath=inorder",
+                "rates_pps": rates, "mpps": m / 1e6 if m else None, "cyc_per_pkt": 100.0 + rnd,
+                "rx_path": "mergeable", "tx_path": "inorder", "vq_sizes": None, "note": note}
+    row = "grx/split/mrg1/inorder/64"
+    ss = [smp(1, row, "gv", [10e6, 9e6, 11e6]), smp(1, row, "dpdk", [5e6]),
+          smp(2, row, "gv", [12e6]), smp(2, row, "dpdk", [6e6]),
+          smp(3, row, "gv", [11e6]), smp(3, row, "dpdk", [4e6])]
+    r = summarize(ss, [row])[0]
+    # gv 10, 12, 11 -> median 11 [10-12]; ratios 2, 2, 2.75 -> median 2 (not 11/5 = 2.2)
+    assert abs(r["gv"]["mpps_median"] - 11) < 1e-9, r["gv"]
+    assert (r["gv"]["mpps_min"], r["gv"]["mpps_max"]) == (10, 12)
+    assert abs(r["dpdk"]["mpps_median"] - 5) < 1e-9
+    assert [round(x, 3) for x in r["ratios"]] == [2.0, 2.0, 2.75], r["ratios"]
+    assert abs(r["ratio_median"] - 2.0) < 1e-9
+    assert r["gv"]["cyc_per_pkt_median"] == 102.0
+    # a failed DPDK sample: that round has no ratio, the others stay
+    ss2 = ss[:5] + [smp(3, row, "dpdk", [], "only 0 of 1 samples")]
+    r2 = summarize(ss2, [row])[0]
+    assert len(r2["ratios"]) == 2 and r2["dpdk"]["mpps_min"] == 5 and r2["notes"]
+    md = markdown([r], [], {"command": "c", "png_md": "../bench/results/p.png"})
+    assert "| guest RX | split | 1 | inorder | 64 | 11.00 [10.00-12.00] | 5.00 [4.00-6.00] | 2.00 |" in md, md
+    assert "![" in md
+    # sweep: best 10 at ring 512 burst 32; 9.0 is within 10%, 8.9 is not
+    cells = []
+    vals = {(256, 1): 5.0, (256, 32): 9.0, (512, 1): 8.9, (512, 32): 10.0}
+    for (ring, b), v in vals.items():
+        rid = "gtx/packed/mrg1/inorder/64/r%d/b%d" % (ring, b)
+        cells.append(smp(1, rid, "gv", [v * 1e6]))
+        if b == 32:
+            cells.append(smp(1, rid, "dpdk", [v * 0.5e6]))
+    rows = summarize(cells, sorted({c["row"] for c in cells}))
+    t = sweep_tables(rows)
+    gv = next(x for x in t if x["driver"] == "gv")
+    dp = next(x for x in t if x["driver"] == "dpdk")
+    assert (gv["best_mpps"], gv["best_ring"], gv["best_burst"]) == (10.0, 512, 32), gv
+    v = {(c["ring"], c["burst"]): c["within_10pct"] for c in gv["cells"]}
+    assert v == {(256, 1): False, (256, 32): True, (512, 1): False, (512, 32): True}, v
+    assert gv["within"] == 2 and gv["n"] == 4 and dp["n"] == 2 and dp["within"] == 2
+    smd = sweep_markdown(rows, t, {"command": "c"})
+    assert "| 256 | 5.00 (-50%) | 9.00 ok |" in smd, smd
+    assert "| 512 | 8.90 (-11%) | 10.00 ok |" in smd, smd
+    assert "| 256 |  | 4.50 (-10%) |" not in smd and "| 256 |  | 4.50 ok |" in smd, smd
+    assert "| guest TX | packed | 512 | 32 | 10.00 | 5.00 | 2.00 |" in smd, smd
+    assert cell_of("gtx/split/mrg1/inorder/64/r1024/b8") == (1024, 8)
+    assert cell_of(row) == (None, None)
+    # the paths each driver logged
+    assert paths_of("gvirtio: net_gvirtio_user0: rx path mergeable, tx path inorder (split ring)",
+                    "gv") == ("mergeable", "inorder")
+    assert paths_of("virtio_x(): virtio: using inorder Rx path on port 0\n"
+                    "virtio_y(): virtio: using inorder Tx path on port 0", "dpdk") == ("inorder", "inorder")
+    # RX burst fill: RX-packets / (last RX-bursts count x the row's burst size)
+    log = ("  RX-bursts : 10 [1% of 32 pkts]\n  RX-bursts : 400 [61% of 32 pkts + 39% of 0 pkts]\n"
+           "  +++ Accumulated forward statistics for all ports+++\n"
+           "  RX-packets: 3200           RX-dropped: 0             RX-total: 3200\n")
+    assert abs(burst_fill_pct(log, row) - 25.0) < 1e-9
+    assert abs(burst_fill_pct(log, "loop/split/mrg1/inorder/64/r256/b8") - 100.0) < 1e-9
+    assert burst_fill_pct(log, "gtx/split/mrg1/inorder/64") is None
+    assert burst_fill_pct("", row) is None
+    # compare: two runs' JSON, the ratio's change per row (2.00 -> 2.50: +25%)
+    ss3 = [dict(x) for x in ss]
+    for x in ss3:
+        if x["driver"] == "dpdk":
+            x["mpps"] *= 0.8
+    with tempfile.TemporaryDirectory() as td:
+        files = []
+        for i, samples in enumerate((ss, ss3)):
+            files.append(os.path.join(td, "r%d.json" % i))
+            with open(files[-1], "w") as f:
+                json.dump({"meta": {"command": "c%d" % i}, "rows": summarize(samples, [row])}, f)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            cmd_compare(argparse.Namespace(old=files[0], new=files[1]))
+    line = "| %s | 11.00 -> 11.00 | 5.00 -> 4.00 | 2.00 -> 2.50 | +25%% |" % row
+    assert line in out.getvalue(), out.getvalue()
+    print("pmd_report selftest: ok")
+
+
+if __name__ == "__main__":
+    main()
