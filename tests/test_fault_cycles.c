@@ -46,13 +46,12 @@ static void list_fds(char *buf, size_t size)
 	assert_non_null(d);
 	buf[0] = '\0';
 	while ((e = readdir(d)) != NULL && off + 80 < size) {
-		char path[64], target[64];
+		char target[64];
 		ssize_t n;
 
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
-		n = readlink(path, target, sizeof(target) - 1);
+		n = readlinkat(dirfd(d), e->d_name, target, sizeof(target) - 1);
 		target[n > 0 ? n : 0] = '\0';
 		off += (size_t)snprintf(buf + off, size - off, "%s:%s ", e->d_name, target);
 	}
