@@ -16,7 +16,7 @@
  *     LAYOUT  split | packed
  *     MRG     0 | 1           mergeable RX buffers
  *     PATH    simple | inorder | full | vec   (as bench/pmd_compare.sh:
- *             gvirtio datapath=PATH, vec = gvirtio's default; DPDK
+ *             gvirtio datapath=PATH, vec = gvirtio vectorized=1; DPDK
  *             in_order=1 for inorder, 0 for simple/full, vectorized=1
  *             for vec)
  *     DIR     rx (guest RX: the back-end sends, the driver receives)
@@ -115,6 +115,8 @@ static void devargs(const struct opts *o, char *buf, size_t len)
 	if (o->gv) {
 		if (strcmp(o->path, "vec"))
 			snprintf(buf + n, len - (size_t)n, ",datapath=%s", o->path);
+		else
+			snprintf(buf + n, len - (size_t)n, ",vectorized=1");
 	} else {
 		bool in_order = !strcmp(o->path, "inorder") || (!strcmp(o->path, "vec") && o->packed);
 
@@ -217,7 +219,7 @@ static int tx_round(const struct opts *o, const struct gvh_pair *p, struct rte_m
 
 static void print_paths(const struct opts *o, uint16_t port)
 {
-	static const char *const rx[] = { "simple", "mergeable", "full" };
+	static const char *const rx[] = { "simple", "mergeable", "full", "vec-sse", "vec-avx2" };
 	static const char *const tx[] = { "simple", "inorder", "full" };
 	uint64_t r = UINT64_MAX, t = UINT64_MAX;
 
@@ -227,7 +229,7 @@ static void print_paths(const struct opts *o, uint16_t port)
 	}
 	gvh_xstat(port, "rx_path", &r);
 	gvh_xstat(port, "tx_path", &t);
-	printf(" rx_path=%s tx_path=%s", r < 3 ? rx[r] : "?", t < 3 ? tx[t] : "?");
+	printf(" rx_path=%s tx_path=%s", r < RTE_DIM(rx) ? rx[r] : "?", t < 3 ? tx[t] : "?");
 }
 
 int main(int argc, char **argv)

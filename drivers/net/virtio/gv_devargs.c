@@ -26,15 +26,16 @@
 #define KEY_INORDER "in_order"
 #define KEY_PATHSEL "datapath"
 #define KEY_SPEED "speed"
+#define KEY_VEC "vectorized"
 
 static const char *const valid_keys[] = {
 	KEY_PATH, KEY_SERVER, KEY_QUEUES, KEY_QSIZE,	KEY_MAC,
-	KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_PATHSEL, KEY_SPEED, NULL,
+	KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_PATHSEL, KEY_SPEED, KEY_VEC, NULL,
 };
 
 /* net_gvirtio (PCI): no socket. */
 static const char *const pci_keys[] = {
-	KEY_QUEUES, KEY_QSIZE, KEY_MAC, KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_PATHSEL, KEY_SPEED, NULL,
+	KEY_QUEUES, KEY_QSIZE, KEY_MAC, KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_PATHSEL, KEY_SPEED, KEY_VEC, NULL,
 };
 
 static int parse_uint(const char *key, const char *v, uint32_t min, uint32_t max, uint32_t *out)
@@ -89,6 +90,8 @@ static int parse_one(const char *key, const char *v, void *opaque)
 		return parse_bool(key, v, &a->mrg);
 	if (!strcmp(key, KEY_INORDER))
 		return parse_bool(key, v, &a->in_order);
+	if (!strcmp(key, KEY_VEC))
+		return parse_bool(key, v, &a->vectorized);
 	if (!strcmp(key, KEY_QUEUES))
 		return parse_uint(key, v, 1, GV_MAX_QUEUE_PAIRS, &a->queues);
 	if (!strcmp(key, KEY_QSIZE))
@@ -169,7 +172,7 @@ int gv_user_parse_args(const char *name, const char *args, struct gv_user_args *
 	defaults(a);
 	ret = parse_kv(name, args, a, valid_keys,
 		       "path, server, queues, queue_size, mac, packed_vq, mrg_rxbuf, in_order, "
-		       "datapath, speed");
+		       "datapath, speed, vectorized");
 	if (ret == 0 && !a->have_path) {
 		GV_LOG(ERR, "%s: devarg path=<unix socket> is required", name);
 		ret = -EINVAL;
@@ -182,5 +185,6 @@ int gv_pci_parse_args(const char *name, const char *args, struct gv_user_args *a
 	defaults(a);
 	a->queues = 0; /* as many as the device has */
 	return parse_kv(name, args, a, pci_keys,
-			"queues, queue_size, mac, packed_vq, mrg_rxbuf, in_order, datapath, speed");
+			"queues, queue_size, mac, packed_vq, mrg_rxbuf, in_order, datapath, speed, "
+			"vectorized");
 }

@@ -322,15 +322,16 @@ static const struct gv_transport_ops loop_ops = {
 #define KEY_SPEED "speed"
 #define KEY_PATHSEL "datapath"
 #define KEY_CTRL_SILENT "ctrl_silent"
+#define KEY_VEC "vectorized"
 
 static const char *const valid_keys[] = {
 	KEY_QUEUES, KEY_QSIZE, KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_FEATURES,
-	KEY_MAC, KEY_MTU, KEY_SPEED, KEY_PATHSEL, KEY_CTRL_SILENT, NULL,
+	KEY_MAC, KEY_MTU, KEY_SPEED, KEY_PATHSEL, KEY_CTRL_SILENT, KEY_VEC, NULL,
 };
 
 struct loop_args {
 	uint32_t queues, queue_size, mtu, speed;
-	bool packed, mrg, in_order;
+	bool packed, mrg, in_order, vectorized;
 	bool ctrl_silent; /* a device that never answers control commands */
 	uint64_t extra;
 	bool have_mac;
@@ -410,6 +411,8 @@ static int parse_one(const char *key, const char *v, struct loop_args *a)
 		return parse_bool(key, v, &a->mrg);
 	if (!strcmp(key, KEY_INORDER))
 		return parse_bool(key, v, &a->in_order);
+	if (!strcmp(key, KEY_VEC))
+		return parse_bool(key, v, &a->vectorized);
 	if (!strcmp(key, KEY_FEATURES))
 		return parse_features(v, &a->extra);
 	if (!strcmp(key, KEY_MAC)) {
@@ -462,7 +465,8 @@ static int parse_args(const char *name, const char *args, struct loop_args *a)
 			known |= !strcmp(key, valid_keys[k]);
 		if (!known) {
 			GV_LOG(ERR, "%s: unknown devarg \"%s\"; valid: queues, queue_size, packed_vq, "
-			       "mrg_rxbuf, in_order, features, mac, mtu, speed, datapath, ctrl_silent", name, key);
+			       "mrg_rxbuf, in_order, features, mac, mtu, speed, datapath, ctrl_silent, "
+			       "vectorized", name, key);
 			ret = -EINVAL;
 			break;
 		}
@@ -554,6 +558,7 @@ static int loop_probe(struct rte_vdev_device *vdev)
 	hw->want_mrg = a.mrg;
 	hw->want_in_order = a.in_order;
 	hw->force_path = a.force;
+	hw->vectorized = a.vectorized;
 	hw->use_va = true; /* the speed comes from the config space (SPEED_DUPLEX) */
 	hw->max_mtu = (uint16_t)a.mtu;
 	memcpy(hw->mac.addr_bytes, lp->mac, 6);

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gv_vq_fixed.h - the split ring's fixed mode, for vectorized RX bursts
+ * of one-descriptor device-writable buffers of one length.
+ *
+ * In fixed mode descriptor i is always the one behind avail entry i: the
+ * avail ring is written once (i -> i) when the mode is entered, every
+ * descriptor's length and flags too, so posting a buffer at avail
+ * position p writes only desc[p & mask].addr and the private slot, and a
+ * device that returns buffers in the order it took them (what devices do
+ * with one-descriptor RX buffers) returns used id == used position, which
+ * a vector burst checks four or eight entries at a time.
+ *
+ * Trust: nothing changes. The used index, ids and lengths are validated
+ * before use, with the same counters as gv_vq_get_used(). The window of
+ * posted positions [fixed_old, avail_idx) is private state: a buffer the
+ * device returns ahead of fixed_old (allowed without IN_ORDER) leaves a
+ * hole; fixed_old moves past holes when the oldest buffer comes back, and
+ * only positions outside the window are posted again, so a descriptor in
+ * flight is never rewritten. With no holes, fixed_old equals last_used
+ * and the oldest in-flight buffer is the one at used position last_used.
+ *
+ * The caller enters the mode on an empty queue (gv_vq_fixed_enable) and
+ * leaves it with gv_vq_reset(); gv_vq_detach() works as usual. Between
+ * the two, only the gvf_* verbs below and gvb_kick_prepare() may post or
+ * take buffers. Plain C11, no DPDK.
+ */
+#ifndef GV_VQ_FIXED_H
+#define GV_VQ_FIXED_H
+
+#include "gv_vq_priv.h"
+#include "gv_vq_split.h"
+
+/*
+ * Enter fixed mode: every buffer posted from now on is device-writable
+ * and `len` bytes long. 0, -EIO (broken), -EINVAL (not split, len 0) or
+ * -EBUSY (buffers in flight).
+ */
+static inline int gv_vq_fixed_enable(struct gv_vq *vq, uint32_t len)
+{
+	if (vq->broken)
+		return -EIO;
+	if (vq->layout != GV_LAYOUT_SPLIT || len == 0)
+		return -EINVAL;
+	if (vq->inflight != 0 || vq->s.avail_idx != vq->s.last_used)
+		return -EBUSY;
+	for (uint32_t i = 0; i < vq->num; i++) {
+		vq->s.desc[i].len = len;
+		vq->s.desc[i].flags = GV_DESC_F_WRITE;
+		vq->s.desc[i].next = 0;
+		vq->s.avail->ring[i] = (uint16_t)i;
+		vq->slot[i].cookie = NULL;
+		vq->slot[i].in_len = len;
+		vq->slot[i].ndesc = 0;
+		vq->slot[i].last = (uint16_t)i;
+	}
+	vq->s.fixed = 1;
+	vq->s.fixed_len = len;
+	vq->s.fixed_old = vq->s.last_used;
+	vq->s.fixed_holes = 0;
+	vq->num_free = vq->num;
+	return 0;
+}
+
+/* Buffers that can be posted now (positions outside the window). */
+GV_INLINE uint32_t gvf_room(const struct gv_vq *vq)
+{
+	return vq->num_free;
+}
+
+/*
+ * Post n buffers (fewer if the window is full): buffer k at the 64-bit
+ * address stored at byte offset addr_off of the object cookies[k] points
+ * to, plus addr_add. Published by gvb_kick_prepare(). The number posted.
+ */
+GV_INLINE uint32_t gvf_add(struct gv_vq *vq, void *const *cookies, uint32_t n, uint32_t addr_off,
+			   uint64_t addr_add)
+{
+	struct gv_split_desc *const desc = vq->s.desc;
+	struct gv_slot *const slot = vq->slot;
+	const uint32_t mask = vq->mask;
+	const uint16_t at = vq->s.avail_idx;
+
+	if (GV_UNLIKELY(vq->broken))
+		return 0;
+	if (n > vq->num_free)
+		n = vq->num_free;
+	for (uint32_t k = 0; k < n; k++) {
+		const uint32_t id = (uint16_t)(at + k) & mask;
+		void *const ck = cookies[k];
+
+		desc[id].addr = *(const uint64_t *)((const char *)ck + addr_off) + addr_add;
+		slot[id].cookie = ck;
+		slot[id].ndesc = 1;
+	}
+	vq->s.avail_idx = (uint16_t)(at + n);
+	vq->num_free -= n;
+	vq->inflight += n;
+	return n;
+}
+
+/*
+ * Used entries ready to be read, at most n: the used index is checked
+ * against the buffers in flight (bad_used_idx breaks the queue) and read
+ * before the entries it covers (read barrier).
+ */
+GV_INLINE uint32_t gvf_ready(struct gv_vq *vq, uint32_t n, const enum gv_barrier B)
+{
+	uint16_t pending;
+
+	if (GV_UNLIKELY(vq->broken))
+		return 0;
+	pending = (uint16_t)(gv_load16(&vq->s.used->idx) - vq->s.last_used);
+	if (pending == 0)
+		return 0;
+	if (GV_UNLIKELY(pending > vq->inflight)) {
+		GV_VQ_FAIL(vq, bad_used_idx);
+		return 0;
+	}
+	gv_rmb(B);
+	return n < pending ? n : pending;
+}
+
+/*
+ * True when no buffer came back ahead of the oldest: then the entry at
+ * used position last_used + k is valid exactly when its id is
+ * (last_used + k) & mask and its length at most gvf_len(), for every k
+ * below what gvf_ready() returned.
+ */
+GV_INLINE bool gvf_in_step(const struct gv_vq *vq)
+{
+	return vq->s.fixed_holes == 0;
+}
+
+GV_INLINE uint16_t gvf_last_used(const struct gv_vq *vq)
+{
+	return vq->s.last_used;
+}
+
+GV_INLINE uint32_t gvf_mask(const struct gv_vq *vq)
+{
+	return vq->mask;
+}
+
+GV_INLINE uint32_t gvf_len(const struct gv_vq *vq)
+{
+	return vq->s.fixed_len;
+}
+
+/* The used ring, for reading entries (ids and lengths are untrusted). */
+GV_INLINE const struct gv_split_used_elem *gvf_used_ring(const struct gv_vq *vq)
+{
+	return vq->s.used->ring;
+}
+
+/* The cookie posted at descriptor id (private state). */
+GV_INLINE void *gvf_cookie(const struct gv_vq *vq, uint32_t id)
+{
+	return vq->slot[id].cookie;
+}
+
+/*
+ * Take the k entries from last_used that the caller validated as
+ * gvf_in_step() says (ids in step, lengths in bound); it has read their
+ * cookies with gvf_cookie().
+ */
+GV_INLINE void gvf_take_in_step(struct gv_vq *vq, uint32_t k)
+{
+	struct gv_slot *const slot = vq->slot;
+	const uint32_t mask = vq->mask;
+	const uint16_t lu = vq->s.last_used;
+
+	for (uint32_t j = 0; j < k; j++)
+		slot[(uint16_t)(lu + j) & mask].ndesc = 0;
+	vq->s.last_used = (uint16_t)(lu + k);
+	vq->s.fixed_old = (uint16_t)(vq->s.fixed_old + k);
+	vq->num_free += k;
+	vq->inflight -= k;
+}
+
+/*
+ * One entry, whatever the device wrote (call after gvf_ready() said it
+ * is there): validated as gv_vq_get_used() does (bad_id,
+ * id_not_inflight, bad_len; bad_order with IN_ORDER), a buffer returned
+ * ahead of the oldest leaves a hole. 1 with *cookie and *len, or 0: the
+ * queue is broken.
+ */
+static inline uint32_t gvf_take_one(struct gv_vq *vq, void **cookie, uint32_t *len)
+{
+	const struct gv_split_used_elem *e = &vq->s.used->ring[vq->s.last_used & vq->mask];
+	const uint32_t id = gv_load32(&e->id), l = gv_load32(&e->len);
+	struct gv_slot *s;
+
+	if (GV_UNLIKELY(id >= vq->num)) {
+		GV_VQ_FAIL(vq, bad_id);
+		return 0;
+	}
+	s = &vq->slot[id];
+	if (GV_UNLIKELY(s->ndesc == 0)) {
+		GV_VQ_FAIL(vq, id_not_inflight);
+		return 0;
+	}
+	if (GV_UNLIKELY(l > s->in_len)) {
+		GV_VQ_FAIL(vq, bad_len);
+		return 0;
+	}
+	s->ndesc = 0;
+	if (id == (vq->s.fixed_old & vq->mask)) {
+		uint32_t freed = 1;
+
+		vq->s.fixed_old++;
+		while (vq->s.fixed_holes && vq->s.fixed_old != vq->s.avail_idx &&
+		       vq->slot[vq->s.fixed_old & vq->mask].ndesc == 0) {
+			vq->s.fixed_old++;
+			vq->s.fixed_holes--;
+			freed++;
+		}
+		vq->num_free += freed;
+	} else {
+		if (GV_UNLIKELY(vq->features & GV_VQ_F_IN_ORDER)) {
+			s->ndesc = 1; /* still the device's: detach gives it back */
+			GV_VQ_FAIL(vq, bad_order);
+			return 0;
+		}
+		vq->s.fixed_holes++;
+	}
+	vq->inflight--;
+	vq->s.last_used++;
+	*cookie = s->cookie;
+	*len = l;
+	return 1;
+}
+
+#endif /* GV_VQ_FIXED_H */

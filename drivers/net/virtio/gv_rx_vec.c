@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gv_rx_vec.c - the vectorized RX paths: the simple RX path (one mbuf per
+ * packet, no offloads, no mergeable buffers) on a split ring in the
+ * core's fixed mode (common/ring/gv_vq_fixed.h), with SSE4.2 and AVX2
+ * bodies chosen at start from the CPU's flags and EAL's SIMD limit.
+ *
+ * A burst reads the used index once, then takes used entries 4 (SSE) or
+ * 8 (AVX2) at a time: one vector check per group that every id is the
+ * one posted at that used position and every length is within the buffer
+ * and longer than the virtio-net header; the mbufs are made fresh packets
+ * with two 16-byte stores each (rearm_data + ol_flags: a constant; the
+ * packet type and lengths: shuffled from the used lengths). A group that
+ * fails the check, entries that wrap the ring end, and every entry while
+ * a buffer is out of order go one by one through the core's general verb
+ * (gvf_take_one), which validates and counts like gv_vq_get_used():
+ * the queue breaks on a bad id, length or index, a runt packet is an
+ * error and its mbuf is freed. Refill writes only descriptor addresses.
+ *
+ * The vector bodies are compiled with target attributes, so the default
+ * build needs no -march; other architectures get no vector path.
+ */
+#include <rte_cpuflags.h>
+#include <rte_vect.h>
+
+#include "gv_rxtx.h"
+#include "gv_vq_fixed.h"
+
+#ifdef RTE_ARCH_X86
+#include <immintrin.h>
+#endif
+
+static_assert(offsetof(struct rte_mbuf, ol_flags) == offsetof(struct rte_mbuf, rearm_data) + 8,
+	      "mbuf layout");
+static_assert(offsetof(struct rte_mbuf, pkt_len) ==
+	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 4, "mbuf layout");
+static_assert(offsetof(struct rte_mbuf, data_len) ==
+	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 8, "mbuf layout");
+static_assert(offsetof(struct rte_mbuf, hash) ==
+	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 12, "mbuf layout");
+
+bool gv_rx_vec_usable(enum gv_rx_path p)
+{
+#ifdef RTE_ARCH_X86
+	uint16_t simd = rte_vect_get_max_simd_bitwidth();
+
+	if (p == GV_RX_VEC_SSE)
+		return simd >= RTE_VECT_SIMD_128 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_2) > 0;
+	if (p == GV_RX_VEC_AVX2)
+		return simd >= RTE_VECT_SIMD_256 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0;
+#else
+	(void)p;
+#endif
+	return false;
+}
+
+/* ------------------------------------------------ what both widths share -- */
+
+/* Post buffers on every free position, raw from the pool; then kick. */
+static __rte_always_inline void vec_refill(struct gv_rxq *rxq, const enum gv_barrier B)
+{
+	struct gv_vq *vq = rxq->q.vq;
+	uint32_t room = gvf_room(vq);
+	const uint64_t front = RTE_PKTMBUF_HEADROOM - rxq->hdr_size;
+
+	while (room) {
+		struct rte_mbuf *mb[GV_BURST_MAX];
+		uint32_t n = room < GV_BURST_MAX ? room : GV_BURST_MAX, added;
+
+		if (unlikely(rte_mempool_get_bulk(rxq->mp, (void **)mb, n) != 0)) {
+			uint32_t want = n;
+
+			/* Short pool: fewer (halving), so the ring does not stay empty. */
+			while ((n /= 2) != 0 && rte_mempool_get_bulk(rxq->mp, (void **)mb, n) != 0)
+				;
+			rxq->nombuf += want - n;
+			if (n == 0)
+				break;
+		}
+		added = gvf_add(vq, (void *const *)mb, n, rxq->addr_off, front);
+		if (unlikely(added < n)) { /* the device broke the queue */
+			rte_mempool_put_bulk(rxq->mp, (void **)(mb + added), n - added);
+			break;
+		}
+		room -= n;
+	}
+	kick(&rxq->q, GV_LAYOUT_SPLIT, B);
+}
+
+void gv_rxq_refill_vec(struct gv_rxq *rxq)
+{
+	int ret = gv_vq_fixed_enable(rxq->q.vq, rxq->seg_len);
+
+	if (ret) {
+		GV_LOG(ERR, "%s: rx queue %u: cannot set up the vector path's ring (%s)",
+		       rxq->q.hw->name, rxq->q.queue_id, strerror(-ret));
+		return;
+	}
+	if (rxq->q.hw->barrier == GV_BARRIER_MANDATORY)
+		vec_refill(rxq, GV_BARRIER_MANDATORY);
+	else
+		vec_refill(rxq, GV_BARRIER_SMP);
+}
+
+/* A returned buffer of `len` packet bytes becomes a fresh packet mbuf. */
+static __rte_always_inline void vec_init_one(const struct gv_rxq *rxq, struct rte_mbuf *m,
+					     uint32_t len)
+{
+	const uint64_t type_len = (uint64_t)len << 32;
+	const uint32_t dlen_vlan = (uint16_t)len;
+
+	memcpy((char *)m + offsetof(struct rte_mbuf, rearm_data), &rxq->mbuf_rearm, 8);
+	m->ol_flags = rxq->mbuf_ol;
+	memcpy((char *)m + offsetof(struct rte_mbuf, rx_descriptor_fields1), &type_len, 8);
+	memcpy((char *)m + offsetof(struct rte_mbuf, rx_descriptor_fields1) + 8, &dlen_vlan, 4);
+}
+
+static __rte_always_inline void vec_count(struct gv_rxq *rxq, const struct rte_mbuf *m,
+					  uint32_t len)
+{
+	count_bins(&rxq->q.st, len, (const uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM, len);
+}
+
+/*
+ * Entries from the current one to `got`, one by one through the core's
+ * general verb (out of order, runts, anything odd). The packets kept.
+ */
+static __rte_noinline uint16_t vec_slow(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint16_t nrx,
+					uint32_t left, uint64_t *bytes)
+{
+	const uint16_t hdr = rxq->hdr_size;
+
+	while (left--) {
+		void *ck;
+		uint32_t len;
+		struct rte_mbuf *m;
+
+		if (!gvf_take_one(rxq->q.vq, &ck, &len))
+			break; /* broken: the mbuf stays posted, detach gives it back */
+		m = ck;
+		if (unlikely(len <= hdr)) {
+			rxq->q.st.errors++;
+			vec_init_one(rxq, m, 0);
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		vec_init_one(rxq, m, len - hdr);
+		*bytes += len - hdr;
+		vec_count(rxq, m, len - hdr);
+		pkts[nrx++] = m;
+	}
+	return nrx;
+}
+
+static __rte_always_inline void vec_finish(struct gv_rxq *rxq, uint16_t nrx, uint64_t bytes,
+					   const enum gv_barrier B)
+{
+	rxq->q.st.bytes += bytes;
+	rxq->q.st.packets += nrx;
+	if (gvf_room(rxq->q.vq) >= rxq->refill_thresh)
+		vec_refill(rxq, B);
+	if (unlikely(gvb_broken(rxq->q.vq)))
+		gv_queue_broken(&rxq->q, "rx");
+}
+
+#ifdef RTE_ARCH_X86
+
+#define GV_SSE __rte_always_inline __attribute__((target("sse4.2")))
+
+/*
+ * The device wrote these bytes: a compiler must not load them again
+ * after the check (an opaque copy in a register).
+ */
+#define GV_OPAQUE(v) __asm__ volatile("" : "+x"(v))
+
+/* Bytes 4j..4j+3 of a vector of lengths into pkt_len, the low two into data_len. */
+#define GV_FIELDS_SHUF(j)                                                                  \
+	_mm_setr_epi8(-1, -1, -1, -1, 4 * (j), 4 * (j) + 1, 4 * (j) + 2, 4 * (j) + 3, 4 * (j), \
+		      4 * (j) + 1, -1, -1, -1, -1, -1, -1)
+
+/* Four mbufs from four packet lengths (lanes 0..3 of plen). */
+static GV_SSE void vec_init4(__m128i rearm_ol, __m128i plen, struct rte_mbuf *m0,
+			     struct rte_mbuf *m1, struct rte_mbuf *m2, struct rte_mbuf *m3)
+{
+	const size_t ra = offsetof(struct rte_mbuf, rearm_data);
+	const size_t df = offsetof(struct rte_mbuf, rx_descriptor_fields1);
+
+	_mm_storeu_si128((__m128i *)((char *)m0 + ra), rearm_ol);
+	_mm_storeu_si128((__m128i *)((char *)m1 + ra), rearm_ol);
+	_mm_storeu_si128((__m128i *)((char *)m2 + ra), rearm_ol);
+	_mm_storeu_si128((__m128i *)((char *)m3 + ra), rearm_ol);
+	_mm_storeu_si128((__m128i *)((char *)m0 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(0)));
+	_mm_storeu_si128((__m128i *)((char *)m1 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(1)));
+	_mm_storeu_si128((__m128i *)((char *)m2 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(2)));
+	_mm_storeu_si128((__m128i *)((char *)m3 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(3)));
+}
+
+/*
+ * Lanes where the entry is valid in step: id == want, hdr < len <= max
+ * (as len - hdr - 1 <= lim, unsigned). All ones per valid lane.
+ */
+static GV_SSE __m128i vec_ok4(__m128i ids, __m128i lens, __m128i want, __m128i hdr1, __m128i lim)
+{
+	const __m128i t = _mm_sub_epi32(lens, hdr1);
+
+	return _mm_and_si128(_mm_cmpeq_epi32(ids, want),
+			     _mm_cmpeq_epi32(_mm_max_epu32(t, lim), lim));
+}
+
+/*
+ * Groups of 8 (AVX2) / 4 (SSE4.2) entries from *kp while there are that
+ * many, they do not wrap the ring end and they are valid in step; the
+ * packets go to pkts[*kp...], their lengths added to *sum. Out of line:
+ * a call per burst, so the burst template needs no target attribute.
+ */
+static __rte_noinline __attribute__((target("avx2"))) void
+vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t got,
+	    __m128i *sum)
+{
+	struct gv_vq *vq = rxq->q.vq;
+	const struct gv_split_used_elem *ring = gvf_used_ring(vq);
+	const uint16_t lu = gvf_last_used(vq);
+	const uint32_t mask = gvf_mask(vq), num = mask + 1;
+	const uint32_t hdr = rxq->hdr_size;
+	const __m256i hdr1 = _mm256_set1_epi32((int)(hdr + 1));
+	const __m256i lim = _mm256_set1_epi32((int)(gvf_len(vq) - hdr - 1));
+	const __m256i hdrv = _mm256_set1_epi32((int)hdr);
+	/* ids and lengths come out of the shuffle as entries 0 1 4 5 2 3 6 7 */
+	const __m256i step = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
+	const __m128i rearm_ol = _mm_set_epi64x((long long)rxq->mbuf_ol,
+						(long long)rxq->mbuf_rearm);
+	uint32_t k = *kp;
+
+	while (got - k >= 8) {
+		const uint32_t pos = (uint16_t)(lu + k) & mask;
+		__m256i e0, e1, ids, lens, t, ok, plen;
+		__m128i lo, hi;
+
+		if (pos + 8 > num)
+			break;
+		e0 = _mm256_loadu_si256((const __m256i *)&ring[pos]);
+		e1 = _mm256_loadu_si256((const __m256i *)&ring[pos + 4]);
+		GV_OPAQUE(e0);
+		GV_OPAQUE(e1);
+		ids = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(e0),
+							    _mm256_castsi256_ps(e1),
+							    _MM_SHUFFLE(2, 0, 2, 0)));
+		lens = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(e0),
+							     _mm256_castsi256_ps(e1),
+							     _MM_SHUFFLE(3, 1, 3, 1)));
+		t = _mm256_sub_epi32(lens, hdr1);
+		ok = _mm256_and_si256(
+			_mm256_cmpeq_epi32(ids, _mm256_add_epi32(_mm256_set1_epi32((int)pos), step)),
+			_mm256_cmpeq_epi32(_mm256_max_epu32(t, lim), lim));
+		if (unlikely(_mm256_movemask_epi8(ok) != -1))
+			break;
+		plen = _mm256_sub_epi32(lens, hdrv);
+		lo = _mm256_castsi256_si128(plen); /* entries 0 1 4 5 */
+		hi = _mm256_extracti128_si256(plen, 1); /* entries 2 3 6 7 */
+		*sum = _mm_add_epi32(*sum, _mm_add_epi32(lo, hi));
+		{
+			struct rte_mbuf *m0 = gvf_cookie(vq, pos), *m1 = gvf_cookie(vq, pos + 1);
+			struct rte_mbuf *m2 = gvf_cookie(vq, pos + 2), *m3 = gvf_cookie(vq, pos + 3);
+			struct rte_mbuf *m4 = gvf_cookie(vq, pos + 4), *m5 = gvf_cookie(vq, pos + 5);
+			struct rte_mbuf *m6 = gvf_cookie(vq, pos + 6), *m7 = gvf_cookie(vq, pos + 7);
+
+			vec_init4(rearm_ol, lo, m0, m1, m4, m5);
+			vec_init4(rearm_ol, hi, m2, m3, m6, m7);
+			pkts[k] = m0;
+			pkts[k + 1] = m1;
+			pkts[k + 2] = m2;
+			pkts[k + 3] = m3;
+			pkts[k + 4] = m4;
+			pkts[k + 5] = m5;
+			pkts[k + 6] = m6;
+			pkts[k + 7] = m7;
+		}
+		k += 8;
+	}
+	*kp = k;
+}
+
+static __rte_noinline __attribute__((target("sse4.2"))) void vec_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp,
+			       uint32_t got, __m128i *sum)
+{
+	struct gv_vq *vq = rxq->q.vq;
+	const struct gv_split_used_elem *ring = gvf_used_ring(vq);
+	const uint16_t lu = gvf_last_used(vq);
+	const uint32_t mask = gvf_mask(vq), num = mask + 1;
+	const uint32_t hdr = rxq->hdr_size;
+	const __m128i hdr1 = _mm_set1_epi32((int)(hdr + 1));
+	const __m128i lim = _mm_set1_epi32((int)(gvf_len(vq) - hdr - 1));
+	const __m128i hdrv = _mm_set1_epi32((int)hdr);
+	const __m128i step = _mm_setr_epi32(0, 1, 2, 3);
+	const __m128i rearm_ol = _mm_set_epi64x((long long)rxq->mbuf_ol,
+						(long long)rxq->mbuf_rearm);
+	uint32_t k = *kp;
+
+	while (got - k >= 4) {
+		const uint32_t pos = (uint16_t)(lu + k) & mask;
+		__m128i e0, e1, ids, lens, plen;
+
+		if (pos + 4 > num)
+			break;
+		e0 = _mm_loadu_si128((const __m128i *)&ring[pos]);
+		e1 = _mm_loadu_si128((const __m128i *)&ring[pos + 2]);
+		GV_OPAQUE(e0);
+		GV_OPAQUE(e1);
+		ids = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(e0), _mm_castsi128_ps(e1),
+						      _MM_SHUFFLE(2, 0, 2, 0)));
+		lens = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(e0), _mm_castsi128_ps(e1),
+						       _MM_SHUFFLE(3, 1, 3, 1)));
+		if (unlikely(_mm_movemask_epi8(vec_ok4(ids, lens,
+						       _mm_add_epi32(_mm_set1_epi32((int)pos), step),
+						       hdr1, lim)) != 0xffff))
+			break;
+		plen = _mm_sub_epi32(lens, hdrv);
+		*sum = _mm_add_epi32(*sum, plen);
+		{
+			struct rte_mbuf *m0 = gvf_cookie(vq, pos), *m1 = gvf_cookie(vq, pos + 1);
+			struct rte_mbuf *m2 = gvf_cookie(vq, pos + 2), *m3 = gvf_cookie(vq, pos + 3);
+
+			vec_init4(rearm_ol, plen, m0, m1, m2, m3);
+			pkts[k] = m0;
+			pkts[k + 1] = m1;
+			pkts[k + 2] = m2;
+			pkts[k + 3] = m3;
+		}
+		k += 4;
+	}
+	*kp = k;
+}
+
+/*
+ * In-step entries one at a time (a group that would wrap the ring end,
+ * the tail of a burst). Stops at the first that is not in step.
+ */
+static __rte_always_inline void vec_singles(struct gv_rxq *rxq, struct rte_mbuf **pkts,
+					    uint32_t *kp, uint32_t got, uint64_t *bytes)
+{
+	struct gv_vq *vq = rxq->q.vq;
+	const struct gv_split_used_elem *ring = gvf_used_ring(vq);
+	const uint16_t lu = gvf_last_used(vq);
+	const uint32_t mask = gvf_mask(vq), hdr = rxq->hdr_size, max = gvf_len(vq);
+	uint32_t k = *kp;
+
+	for (; k < got; k++) {
+		const uint32_t pos = (uint16_t)(lu + k) & mask;
+		const uint32_t id = gv_load32(&ring[pos].id), len = gv_load32(&ring[pos].len);
+		struct rte_mbuf *m;
+
+		if (unlikely((id != pos) | (len <= hdr) | (len > max)))
+			break;
+		m = gvf_cookie(vq, pos);
+		vec_init_one(rxq, m, len - hdr);
+		*bytes += len - hdr;
+		pkts[k] = m;
+	}
+	*kp = k;
+}
+
+/*
+ * The burst, width 4 (SSE4.2) or 8 (AVX2), for barrier policy B: groups
+ * while they are valid in step, in-step entries one at a time where a
+ * group would wrap the ring end, the rest (or all, while a buffer is out
+ * of order) by vec_slow.
+ */
+static __rte_always_inline uint16_t vec_burst(struct gv_rxq *rxq, struct rte_mbuf **pkts,
+					      uint16_t n, const int width, const enum gv_barrier B)
+{
+	struct gv_vq *vq = rxq->q.vq;
+	uint32_t got, k = 0;
+	uint64_t bytes = 0;
+	uint16_t nrx;
+
+	if (n > GV_BURST_MAX)
+		n = GV_BURST_MAX;
+	got = gvf_ready(vq, n, B);
+	if (likely(gvf_in_step(vq))) {
+		__m128i sum = _mm_setzero_si128();
+		uint32_t done;
+
+		for (;;) {
+			done = k;
+			if (width == 8)
+				vec_groups8(rxq, pkts, &k, got, &sum);
+			vec_groups4(rxq, pkts, &k, got, &sum);
+			vec_singles(rxq, pkts, &k, got < k + 4 ? got : k + 4, &bytes);
+			if (k == done || k == got)
+				break;
+		}
+		sum = _mm_add_epi32(sum, _mm_srli_si128(sum, 8));
+		sum = _mm_add_epi32(sum, _mm_srli_si128(sum, 4));
+		bytes += (uint32_t)_mm_cvtsi128_si32(sum);
+		for (uint32_t j = 0; j < k; j++)
+			vec_count(rxq, pkts[j], pkts[j]->pkt_len);
+		gvf_take_in_step(vq, k);
+	}
+	nrx = (uint16_t)k;
+	if (unlikely(k < got))
+		nrx = vec_slow(rxq, pkts, nrx, got - k, &bytes);
+	vec_finish(rxq, nrx, bytes, B);
+	return nrx;
+}
+
+#define GV_VEC_BURST(name, attr, width, B)                                     \
+	static attr uint16_t name(void *q, struct rte_mbuf **pkts, uint16_t n) \
+	{                                                                      \
+		struct gv_queue *gq = &((struct gv_rxq *)q)->q;                \
+		uint16_t r;                                                    \
+									       \
+		if (unlikely(!gv_queue_enter(gq)))                             \
+			return 0;                                              \
+		r = vec_burst(q, pkts, n, width, B);                           \
+		gv_queue_exit(gq);                                             \
+		return r;                                                      \
+	}
+
+GV_VEC_BURST(rx_vec_sse_smp, __attribute__((target("sse4.2"))), 4, GV_BARRIER_SMP)
+GV_VEC_BURST(rx_vec_sse_mand, __attribute__((target("sse4.2"))), 4, GV_BARRIER_MANDATORY)
+GV_VEC_BURST(rx_vec_avx2_smp, __attribute__((target("avx2"))), 8, GV_BARRIER_SMP)
+GV_VEC_BURST(rx_vec_avx2_mand, __attribute__((target("avx2"))), 8, GV_BARRIER_MANDATORY)
+
+gv_burst_fn gv_rx_vec_fn(const struct gv_hw *hw, enum gv_rx_path p)
+{
+	const bool mand = hw->barrier == GV_BARRIER_MANDATORY;
+
+	if (hw->layout != GV_LAYOUT_SPLIT || !gv_rx_vec_usable(p))
+		return gv_burst_none;
+	if (p == GV_RX_VEC_AVX2)
+		return mand ? rx_vec_avx2_mand : rx_vec_avx2_smp;
+	return mand ? rx_vec_sse_mand : rx_vec_sse_smp;
+}
+
+#else /* !RTE_ARCH_X86 */
+
+gv_burst_fn gv_rx_vec_fn(const struct gv_hw *hw, enum gv_rx_path p)
+{
+	(void)hw;
+	(void)p;
+	return gv_burst_none;
+}
+
+#endif
