@@ -47,6 +47,10 @@ struct fzd {
 };
 
 extern const struct gv_transport_ops fzd_ops;
+/* Probe ports with vectorized=1 (fuzz_pmd.c; env FZ_VECTORIZED=1). */
+extern bool fz_pmd_vectorized;
+/* Runs whose port started on a vector RX path. */
+extern unsigned int fz_pmd_vec_runs;
 extern struct fzd g_fzd;
 
 /* Allocate the per-queue device state once (EAL up). */
