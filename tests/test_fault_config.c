@@ -334,6 +334,7 @@ static void test_devargs(void **state)
 		{ "in_order=3", "in_order" },	{ "datapath=fast", "datapath" },
 		{ "datapath=", "datapath" },	{ "speed=-1", "speed" },
 		{ "speed=fast", "speed" },		{ "speed", "speed" },
+		{ "vectorized=2", "vectorized" },	{ "vectorized=", "vectorized" },
 	};
 	static const char *const bad_loop[][2] = {
 		{ "mtu=20", "mtu" },		{ "mtu=70000", "mtu" },
