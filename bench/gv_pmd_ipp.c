@@ -37,6 +37,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_vect.h>
 
 #include "gv_pmd_harness.h"
 
@@ -248,6 +249,12 @@ int main(int argc, char **argv)
 		return usage();
 	if (gvh_eal_init("gvipp", levels)) {
 		fprintf(stderr, "EAL: %s\n", gvh_error());
+		return 1;
+	}
+	/* GV_IPP_SIMD=128: EAL's SIMD limit (gvirtio's SSE body instead of AVX2). */
+	if (getenv("GV_IPP_SIMD") && *getenv("GV_IPP_SIMD") &&
+	    rte_vect_set_max_simd_bitwidth((uint16_t)atoi(getenv("GV_IPP_SIMD"))) != 0) {
+		fprintf(stderr, "cannot set the SIMD limit to %s\n", getenv("GV_IPP_SIMD"));
 		return 1;
 	}
 	/* A full RX ring, a TX ring in flight, bursts and the caches. */

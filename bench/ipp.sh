@@ -25,7 +25,8 @@
 # in_order=1 for inorder, 0 otherwise) and vec (gvirtio vectorized=1: its vector RX path where eligible;
 # DPDK vectorized=1, in_order=0 on split). DIR rx = guest RX, tx = guest TX.
 #
-# Environment: BURST (32), SIZE (64), ITERS (2000 measured bursts, after
+# Environment: GV_IPP_SIMD (EAL's SIMD limit for both drivers: 128 runs
+# gvirtio's SSE vector body instead of AVX2), BURST (32), SIZE (64), ITERS (2000 measured bursts, after
 # 200 not measured), RING (256), DRIVERS ("gv dpdk"), OUT (directory for
 # the callgrind dumps, default bench/results/ipp-<timestamp>; read them
 # with callgrind_annotate --inclusive=yes FILE), BIN (the benchmark

@@ -13,17 +13,24 @@
  *
  * Trust: nothing changes. The used index, ids and lengths are validated
  * before use, with the same counters as gv_vq_get_used(). The window of
- * posted positions [fixed_old, avail_idx) is private state: a buffer the
- * device returns ahead of fixed_old (allowed without IN_ORDER) leaves a
- * hole; fixed_old moves past holes when the oldest buffer comes back, and
- * only positions outside the window are posted again, so a descriptor in
- * flight is never rewritten. With no holes, fixed_old equals last_used
- * and the oldest in-flight buffer is the one at used position last_used.
+ * posted positions [fixed_old, avail_idx) is private state, and what is
+ * in flight is derived from it: a descriptor is in flight when its
+ * position is inside the window and it is not a hole. A buffer the device
+ * returns ahead of fixed_old (allowed without IN_ORDER) becomes a hole
+ * (its slot's ndesc is 1 in this mode); fixed_old moves past holes when
+ * the oldest buffer comes back, and only positions outside the window are
+ * posted again, so a descriptor in flight is never rewritten. With no
+ * holes, fixed_old equals last_used and the buffers in flight are exactly
+ * the window, oldest first: the entry at used position last_used + k is
+ * valid when its id is (last_used + k) & mask, so taking it needs no
+ * per-buffer bookkeeping.
  *
  * The caller enters the mode on an empty queue (gv_vq_fixed_enable) and
- * leaves it with gv_vq_reset(); gv_vq_detach() works as usual. Between
- * the two, only the gvf_* verbs below and gvb_kick_prepare() may post or
- * take buffers. Plain C11, no DPDK.
+ * leaves it with gv_vq_reset(); gv_vq_detach() gives back what is in
+ * flight. Between the two, only the gvf_* verbs below and
+ * gvb_kick_prepare() may post or take buffers. A device that keeps the
+ * oldest buffer while returning the others stalls reposting until it
+ * returns it (the window is full). Plain C11, no DPDK.
  */
 #ifndef GV_VQ_FIXED_H
 #define GV_VQ_FIXED_H
@@ -51,7 +58,7 @@ static inline int gv_vq_fixed_enable(struct gv_vq *vq, uint32_t len)
 		vq->s.avail->ring[i] = (uint16_t)i;
 		vq->slot[i].cookie = NULL;
 		vq->slot[i].in_len = len;
-		vq->slot[i].ndesc = 0;
+		vq->slot[i].ndesc = 0; /* not a hole */
 		vq->slot[i].last = (uint16_t)i;
 	}
 	vq->s.fixed = 1;
@@ -78,20 +85,26 @@ GV_INLINE uint32_t gvf_add(struct gv_vq *vq, void *const *cookies, uint32_t n, u
 {
 	struct gv_split_desc *const desc = vq->s.desc;
 	struct gv_slot *const slot = vq->slot;
-	const uint32_t mask = vq->mask;
 	const uint16_t at = vq->s.avail_idx;
+	uint32_t id = at & vq->mask, k = 0, end;
 
 	if (GV_UNLIKELY(vq->broken))
 		return 0;
 	if (n > vq->num_free)
 		n = vq->num_free;
-	for (uint32_t k = 0; k < n; k++) {
-		const uint32_t id = (uint16_t)(at + k) & mask;
-		void *const ck = cookies[k];
+	/* Up to the ring's end, then from 0. */
+	end = vq->num - id < n ? vq->num - id : n;
+	for (;;) {
+		for (; k < end; k++, id++) {
+			void *const ck = cookies[k];
 
-		desc[id].addr = *(const uint64_t *)((const char *)ck + addr_off) + addr_add;
-		slot[id].cookie = ck;
-		slot[id].ndesc = 1;
+			desc[id].addr = *(const uint64_t *)((const char *)ck + addr_off) + addr_add;
+			slot[id].cookie = ck;
+		}
+		if (k == n)
+			break;
+		id = 0;
+		end = n;
 	}
 	vq->s.avail_idx = (uint16_t)(at + n);
 	vq->num_free -= n;
@@ -166,13 +179,7 @@ GV_INLINE void *gvf_cookie(const struct gv_vq *vq, uint32_t id)
  */
 GV_INLINE void gvf_take_in_step(struct gv_vq *vq, uint32_t k)
 {
-	struct gv_slot *const slot = vq->slot;
-	const uint32_t mask = vq->mask;
-	const uint16_t lu = vq->s.last_used;
-
-	for (uint32_t j = 0; j < k; j++)
-		slot[(uint16_t)(lu + j) & mask].ndesc = 0;
-	vq->s.last_used = (uint16_t)(lu + k);
+	vq->s.last_used = (uint16_t)(vq->s.last_used + k);
 	vq->s.fixed_old = (uint16_t)(vq->s.fixed_old + k);
 	vq->num_free += k;
 	vq->inflight -= k;
@@ -189,6 +196,8 @@ static inline uint32_t gvf_take_one(struct gv_vq *vq, void **cookie, uint32_t *l
 {
 	const struct gv_split_used_elem *e = &vq->s.used->ring[vq->s.last_used & vq->mask];
 	const uint32_t id = gv_load32(&e->id), l = gv_load32(&e->len);
+	const uint16_t window = (uint16_t)(vq->s.avail_idx - vq->s.fixed_old);
+	uint32_t at; /* the id's place in the window, 0 = oldest */
 	struct gv_slot *s;
 
 	if (GV_UNLIKELY(id >= vq->num)) {
@@ -196,7 +205,8 @@ static inline uint32_t gvf_take_one(struct gv_vq *vq, void **cookie, uint32_t *l
 		return 0;
 	}
 	s = &vq->slot[id];
-	if (GV_UNLIKELY(s->ndesc == 0)) {
+	at = (id - vq->s.fixed_old) & vq->mask;
+	if (GV_UNLIKELY(at >= window || s->ndesc != 0)) { /* outside, or a hole */
 		GV_VQ_FAIL(vq, id_not_inflight);
 		return 0;
 	}
@@ -204,13 +214,12 @@ static inline uint32_t gvf_take_one(struct gv_vq *vq, void **cookie, uint32_t *l
 		GV_VQ_FAIL(vq, bad_len);
 		return 0;
 	}
-	s->ndesc = 0;
-	if (id == (vq->s.fixed_old & vq->mask)) {
+	if (at == 0) {
 		uint32_t freed = 1;
 
 		vq->s.fixed_old++;
-		while (vq->s.fixed_holes && vq->s.fixed_old != vq->s.avail_idx &&
-		       vq->slot[vq->s.fixed_old & vq->mask].ndesc == 0) {
+		while (vq->s.fixed_holes && vq->slot[vq->s.fixed_old & vq->mask].ndesc != 0) {
+			vq->slot[vq->s.fixed_old & vq->mask].ndesc = 0;
 			vq->s.fixed_old++;
 			vq->s.fixed_holes--;
 			freed++;
@@ -218,10 +227,10 @@ static inline uint32_t gvf_take_one(struct gv_vq *vq, void **cookie, uint32_t *l
 		vq->num_free += freed;
 	} else {
 		if (GV_UNLIKELY(vq->features & GV_VQ_F_IN_ORDER)) {
-			s->ndesc = 1; /* still the device's: detach gives it back */
 			GV_VQ_FAIL(vq, bad_order);
 			return 0;
 		}
+		s->ndesc = 1;
 		vq->s.fixed_holes++;
 	}
 	vq->inflight--;
@@ -229,6 +238,28 @@ static inline uint32_t gvf_take_one(struct gv_vq *vq, void **cookie, uint32_t *l
 	*cookie = s->cookie;
 	*len = l;
 	return 1;
+}
+
+/*
+ * gv_vq_detach() of a queue in fixed mode: the next buffer in flight
+ * (window order, holes skipped), or NULL.
+ */
+static inline void *gvf_detach(struct gv_vq *vq)
+{
+	while (vq->s.fixed_old != vq->s.avail_idx) {
+		struct gv_slot *s = &vq->slot[vq->s.fixed_old & vq->mask];
+
+		vq->s.fixed_old++;
+		vq->num_free++;
+		if (s->ndesc != 0) { /* a hole: already returned */
+			s->ndesc = 0;
+			vq->s.fixed_holes--;
+			continue;
+		}
+		vq->inflight--;
+		return s->cookie;
+	}
+	return NULL;
 }
 
 #endif /* GV_VQ_FIXED_H */

@@ -195,27 +195,49 @@ static GV_SSE void vec_init4(__m128i rearm_ol, __m128i plen, struct rte_mbuf *m0
 	_mm_storeu_si128((__m128i *)((char *)m3 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(3)));
 }
 
-/*
- * Lanes where the entry is valid in step: id == want, hdr < len <= max
- * (as len - hdr - 1 <= lim, unsigned). All ones per valid lane.
- */
-static GV_SSE __m128i vec_ok4(__m128i ids, __m128i lens, __m128i want, __m128i hdr1, __m128i lim)
+/* The first byte of a fresh mbuf's data (its destination's group bit). */
+static __rte_always_inline uint8_t vec_byte0(const struct rte_mbuf *m)
 {
-	const __m128i t = _mm_sub_epi32(lens, hdr1);
+	return *((const uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM);
+}
 
-	return _mm_and_si128(_mm_cmpeq_epi32(ids, want),
-			     _mm_cmpeq_epi32(_mm_max_epu32(t, lim), lim));
+/* Multicast and broadcast among n packets of a group (some has the group bit). */
+static __rte_noinline void vec_mcast(struct gv_qstats *st, struct rte_mbuf *const *m, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		const uint8_t *d = rte_pktmbuf_mtod(m[i], const uint8_t *);
+
+		if ((d[0] & 1) && m[i]->data_len >= RTE_ETHER_ADDR_LEN) {
+			if (rte_is_broadcast_ether_addr((const struct rte_ether_addr *)d))
+				st->broadcast++;
+			else
+				st->multicast++;
+		}
+	}
+}
+
+/*
+ * Size bins from per-threshold counts: lt[t] packets shorter than 64, 65,
+ * 128, 256, 512, 1024, 1519 bytes, of n.
+ */
+static __rte_always_inline void vec_bins(struct gv_qstats *st, const uint32_t lt[7], uint32_t n)
+{
+	st->size_bins[0] += lt[0];
+	for (unsigned int t = 1; t < 7; t++)
+		st->size_bins[t] += lt[t] - lt[t - 1];
+	st->size_bins[7] += n - lt[6];
 }
 
 /*
  * Groups of 8 (AVX2) / 4 (SSE4.2) entries from *kp while there are that
- * many, they do not wrap the ring end and they are valid in step; the
- * packets go to pkts[*kp...], their lengths added to *sum. Out of line:
- * a call per burst, so the burst template needs no target attribute.
+ * many, they do not wrap the ring end and they are valid in step (id ==
+ * position, header < length <= buffer, one vector check); the packets go
+ * to pkts[*kp...], the queue's bytes, size bins and multicast counters
+ * are updated. Out of line: a call per burst, so the burst template needs
+ * no target attribute.
  */
 static __rte_noinline __attribute__((target("avx2"))) void
-vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t got,
-	    __m128i *sum)
+vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t got)
 {
 	struct gv_vq *vq = rxq->q.vq;
 	const struct gv_split_used_elem *ring = gvf_used_ring(vq);
@@ -229,12 +251,17 @@ vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 	const __m256i step = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
 	const __m128i rearm_ol = _mm_set_epi64x((long long)rxq->mbuf_ol,
 						(long long)rxq->mbuf_rearm);
-	uint32_t k = *kp;
+	__m256i sum = _mm256_setzero_si256(), lt[7];
+	const uint32_t k0 = *kp;
+	uint32_t k = k0;
 
+	for (unsigned int t = 0; t < 7; t++)
+		lt[t] = _mm256_setzero_si256();
 	while (got - k >= 8) {
 		const uint32_t pos = (uint16_t)(lu + k) & mask;
 		__m256i e0, e1, ids, lens, t, ok, plen;
 		__m128i lo, hi;
+		struct rte_mbuf *m[8];
 
 		if (pos + 8 > num)
 			break;
@@ -255,33 +282,47 @@ vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 		if (unlikely(_mm256_movemask_epi8(ok) != -1))
 			break;
 		plen = _mm256_sub_epi32(lens, hdrv);
+		sum = _mm256_add_epi32(sum, plen);
+		lt[0] = _mm256_sub_epi32(lt[0], _mm256_cmpgt_epi32(_mm256_set1_epi32(64), plen));
+		lt[1] = _mm256_sub_epi32(lt[1], _mm256_cmpgt_epi32(_mm256_set1_epi32(65), plen));
+		lt[2] = _mm256_sub_epi32(lt[2], _mm256_cmpgt_epi32(_mm256_set1_epi32(128), plen));
+		lt[3] = _mm256_sub_epi32(lt[3], _mm256_cmpgt_epi32(_mm256_set1_epi32(256), plen));
+		lt[4] = _mm256_sub_epi32(lt[4], _mm256_cmpgt_epi32(_mm256_set1_epi32(512), plen));
+		lt[5] = _mm256_sub_epi32(lt[5], _mm256_cmpgt_epi32(_mm256_set1_epi32(1024), plen));
+		lt[6] = _mm256_sub_epi32(lt[6], _mm256_cmpgt_epi32(_mm256_set1_epi32(1519), plen));
 		lo = _mm256_castsi256_si128(plen); /* entries 0 1 4 5 */
 		hi = _mm256_extracti128_si256(plen, 1); /* entries 2 3 6 7 */
-		*sum = _mm_add_epi32(*sum, _mm_add_epi32(lo, hi));
-		{
-			struct rte_mbuf *m0 = gvf_cookie(vq, pos), *m1 = gvf_cookie(vq, pos + 1);
-			struct rte_mbuf *m2 = gvf_cookie(vq, pos + 2), *m3 = gvf_cookie(vq, pos + 3);
-			struct rte_mbuf *m4 = gvf_cookie(vq, pos + 4), *m5 = gvf_cookie(vq, pos + 5);
-			struct rte_mbuf *m6 = gvf_cookie(vq, pos + 6), *m7 = gvf_cookie(vq, pos + 7);
-
-			vec_init4(rearm_ol, lo, m0, m1, m4, m5);
-			vec_init4(rearm_ol, hi, m2, m3, m6, m7);
-			pkts[k] = m0;
-			pkts[k + 1] = m1;
-			pkts[k + 2] = m2;
-			pkts[k + 3] = m3;
-			pkts[k + 4] = m4;
-			pkts[k + 5] = m5;
-			pkts[k + 6] = m6;
-			pkts[k + 7] = m7;
-		}
+		for (unsigned int j = 0; j < 8; j++)
+			m[j] = gvf_cookie(vq, pos + j);
+		vec_init4(rearm_ol, lo, m[0], m[1], m[4], m[5]);
+		vec_init4(rearm_ol, hi, m[2], m[3], m[6], m[7]);
+		_mm256_storeu_si256((__m256i *)&pkts[k], _mm256_loadu_si256((const __m256i *)&m[0]));
+		_mm256_storeu_si256((__m256i *)&pkts[k + 4], _mm256_loadu_si256((const __m256i *)&m[4]));
+		if (unlikely((vec_byte0(m[0]) | vec_byte0(m[1]) | vec_byte0(m[2]) | vec_byte0(m[3]) |
+			      vec_byte0(m[4]) | vec_byte0(m[5]) | vec_byte0(m[6]) | vec_byte0(m[7])) &
+			     1))
+			vec_mcast(&rxq->q.st, m, 8);
 		k += 8;
 	}
 	*kp = k;
+	if (k != k0) {
+		uint32_t c[7];
+		__m128i x;
+
+		for (unsigned int i = 0; i < 7; i++) {
+			x = _mm_add_epi32(_mm256_castsi256_si128(lt[i]), _mm256_extracti128_si256(lt[i], 1));
+			x = _mm_add_epi32(x, _mm_srli_si128(x, 8));
+			c[i] = (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(x, _mm_srli_si128(x, 4)));
+		}
+		vec_bins(&rxq->q.st, c, k - k0);
+		x = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
+		x = _mm_add_epi32(x, _mm_srli_si128(x, 8));
+		rxq->q.st.bytes += (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(x, _mm_srli_si128(x, 4)));
+	}
 }
 
-static __rte_noinline __attribute__((target("sse4.2"))) void vec_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp,
-			       uint32_t got, __m128i *sum)
+static __rte_noinline __attribute__((target("sse4.2"))) void
+vec_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t got)
 {
 	struct gv_vq *vq = rxq->q.vq;
 	const struct gv_split_used_elem *ring = gvf_used_ring(vq);
@@ -294,11 +335,16 @@ static __rte_noinline __attribute__((target("sse4.2"))) void vec_groups4(struct 
 	const __m128i step = _mm_setr_epi32(0, 1, 2, 3);
 	const __m128i rearm_ol = _mm_set_epi64x((long long)rxq->mbuf_ol,
 						(long long)rxq->mbuf_rearm);
-	uint32_t k = *kp;
+	__m128i sum = _mm_setzero_si128(), lt[7];
+	const uint32_t k0 = *kp;
+	uint32_t k = k0;
 
+	for (unsigned int t = 0; t < 7; t++)
+		lt[t] = _mm_setzero_si128();
 	while (got - k >= 4) {
 		const uint32_t pos = (uint16_t)(lu + k) & mask;
-		__m128i e0, e1, ids, lens, plen;
+		__m128i e0, e1, ids, lens, t, ok, plen;
+		struct rte_mbuf *m[4];
 
 		if (pos + 4 > num)
 			break;
@@ -310,25 +356,43 @@ static __rte_noinline __attribute__((target("sse4.2"))) void vec_groups4(struct 
 						      _MM_SHUFFLE(2, 0, 2, 0)));
 		lens = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(e0), _mm_castsi128_ps(e1),
 						       _MM_SHUFFLE(3, 1, 3, 1)));
-		if (unlikely(_mm_movemask_epi8(vec_ok4(ids, lens,
-						       _mm_add_epi32(_mm_set1_epi32((int)pos), step),
-						       hdr1, lim)) != 0xffff))
+		t = _mm_sub_epi32(lens, hdr1);
+		ok = _mm_and_si128(_mm_cmpeq_epi32(ids, _mm_add_epi32(_mm_set1_epi32((int)pos), step)),
+				   _mm_cmpeq_epi32(_mm_max_epu32(t, lim), lim));
+		if (unlikely(_mm_movemask_epi8(ok) != 0xffff))
 			break;
 		plen = _mm_sub_epi32(lens, hdrv);
-		*sum = _mm_add_epi32(*sum, plen);
-		{
-			struct rte_mbuf *m0 = gvf_cookie(vq, pos), *m1 = gvf_cookie(vq, pos + 1);
-			struct rte_mbuf *m2 = gvf_cookie(vq, pos + 2), *m3 = gvf_cookie(vq, pos + 3);
-
-			vec_init4(rearm_ol, plen, m0, m1, m2, m3);
-			pkts[k] = m0;
-			pkts[k + 1] = m1;
-			pkts[k + 2] = m2;
-			pkts[k + 3] = m3;
-		}
+		sum = _mm_add_epi32(sum, plen);
+		lt[0] = _mm_sub_epi32(lt[0], _mm_cmplt_epi32(plen, _mm_set1_epi32(64)));
+		lt[1] = _mm_sub_epi32(lt[1], _mm_cmplt_epi32(plen, _mm_set1_epi32(65)));
+		lt[2] = _mm_sub_epi32(lt[2], _mm_cmplt_epi32(plen, _mm_set1_epi32(128)));
+		lt[3] = _mm_sub_epi32(lt[3], _mm_cmplt_epi32(plen, _mm_set1_epi32(256)));
+		lt[4] = _mm_sub_epi32(lt[4], _mm_cmplt_epi32(plen, _mm_set1_epi32(512)));
+		lt[5] = _mm_sub_epi32(lt[5], _mm_cmplt_epi32(plen, _mm_set1_epi32(1024)));
+		lt[6] = _mm_sub_epi32(lt[6], _mm_cmplt_epi32(plen, _mm_set1_epi32(1519)));
+		for (unsigned int j = 0; j < 4; j++)
+			m[j] = gvf_cookie(vq, pos + j);
+		vec_init4(rearm_ol, plen, m[0], m[1], m[2], m[3]);
+		_mm_storeu_si128((__m128i *)&pkts[k], _mm_loadu_si128((const __m128i *)&m[0]));
+		_mm_storeu_si128((__m128i *)&pkts[k + 2], _mm_loadu_si128((const __m128i *)&m[2]));
+		if (unlikely((vec_byte0(m[0]) | vec_byte0(m[1]) | vec_byte0(m[2]) | vec_byte0(m[3])) &
+			     1))
+			vec_mcast(&rxq->q.st, m, 4);
 		k += 4;
 	}
 	*kp = k;
+	if (k != k0) {
+		uint32_t c[7];
+
+		for (unsigned int i = 0; i < 7; i++) {
+			__m128i x = _mm_add_epi32(lt[i], _mm_srli_si128(lt[i], 8));
+
+			c[i] = (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(x, _mm_srli_si128(x, 4)));
+		}
+		vec_bins(&rxq->q.st, c, k - k0);
+		sum = _mm_add_epi32(sum, _mm_srli_si128(sum, 8));
+		rxq->q.st.bytes += (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(sum, _mm_srli_si128(sum, 4)));
+	}
 }
 
 /*
@@ -336,7 +400,7 @@ static __rte_noinline __attribute__((target("sse4.2"))) void vec_groups4(struct 
  * the tail of a burst). Stops at the first that is not in step.
  */
 static __rte_always_inline void vec_singles(struct gv_rxq *rxq, struct rte_mbuf **pkts,
-					    uint32_t *kp, uint32_t got, uint64_t *bytes)
+					    uint32_t *kp, uint32_t got)
 {
 	struct gv_vq *vq = rxq->q.vq;
 	const struct gv_split_used_elem *ring = gvf_used_ring(vq);
@@ -353,7 +417,8 @@ static __rte_always_inline void vec_singles(struct gv_rxq *rxq, struct rte_mbuf 
 			break;
 		m = gvf_cookie(vq, pos);
 		vec_init_one(rxq, m, len - hdr);
-		*bytes += len - hdr;
+		rxq->q.st.bytes += len - hdr;
+		vec_count(rxq, m, len - hdr);
 		pkts[k] = m;
 	}
 	*kp = k;
@@ -376,24 +441,17 @@ static __rte_always_inline uint16_t vec_burst(struct gv_rxq *rxq, struct rte_mbu
 	if (n > GV_BURST_MAX)
 		n = GV_BURST_MAX;
 	got = gvf_ready(vq, n, B);
-	if (likely(gvf_in_step(vq))) {
-		__m128i sum = _mm_setzero_si128();
+	if (likely(gvf_in_step(vq)) && got) {
 		uint32_t done;
 
-		for (;;) {
+		do {
 			done = k;
-			if (width == 8)
-				vec_groups8(rxq, pkts, &k, got, &sum);
-			vec_groups4(rxq, pkts, &k, got, &sum);
-			vec_singles(rxq, pkts, &k, got < k + 4 ? got : k + 4, &bytes);
-			if (k == done || k == got)
-				break;
-		}
-		sum = _mm_add_epi32(sum, _mm_srli_si128(sum, 8));
-		sum = _mm_add_epi32(sum, _mm_srli_si128(sum, 4));
-		bytes += (uint32_t)_mm_cvtsi128_si32(sum);
-		for (uint32_t j = 0; j < k; j++)
-			vec_count(rxq, pkts[j], pkts[j]->pkt_len);
+			if (width == 8 && got - k >= 8)
+				vec_groups8(rxq, pkts, &k, got);
+			if (got - k >= 4)
+				vec_groups4(rxq, pkts, &k, got);
+			vec_singles(rxq, pkts, &k, got < k + 4 ? got : k + 4);
+		} while (k != done && k != got);
 		gvf_take_in_step(vq, k);
 	}
 	nrx = (uint16_t)k;
