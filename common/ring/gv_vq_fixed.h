@@ -16,14 +16,17 @@
  * posted positions [fixed_old, avail_idx) is private state, and what is
  * in flight is derived from it: a descriptor is in flight when its
  * position is inside the window and it is not a hole. A buffer the device
- * returns ahead of fixed_old (allowed without IN_ORDER) becomes a hole
- * (its slot's ndesc is 1 in this mode); fixed_old moves past holes when
+ * returns ahead of fixed_old (allowed without IN_ORDER) becomes a hole;
+ * fixed_old moves past holes when
  * the oldest buffer comes back, and only positions outside the window are
  * posted again, so a descriptor in flight is never rewritten. With no
  * holes, fixed_old equals last_used and the buffers in flight are exactly
  * the window, oldest first: the entry at used position last_used + k is
  * valid when its id is (last_used + k) & mask, so taking it needs no
- * per-buffer bookkeeping.
+ * per-buffer bookkeeping. In this mode the private per-slot arrays hold a
+ * plain array of cookies, one per descriptor (so that a refill can take
+ * buffers from its allocator straight into it, and a burst can copy them
+ * out in vector loads), and a hole flag per descriptor.
  *
  * The caller enters the mode on an empty queue (gv_vq_fixed_enable) and
  * leaves it with gv_vq_reset(); gv_vq_detach() gives back what is in
@@ -38,6 +41,8 @@
 #include "gv_vq_priv.h"
 #include "gv_vq_split.h"
 
+_Static_assert(sizeof(struct gv_slot) >= sizeof(void *), "fixed mode: a cookie per slot");
+
 /*
  * Enter fixed mode: every buffer posted from now on is device-writable
  * and `len` bytes long. 0, -EIO (broken), -EINVAL (not split, len 0) or
@@ -51,15 +56,16 @@ static inline int gv_vq_fixed_enable(struct gv_vq *vq, uint32_t len)
 		return -EINVAL;
 	if (vq->inflight != 0 || vq->s.avail_idx != vq->s.last_used)
 		return -EBUSY;
+	/* num cookies over the slot array, num flags over the next array. */
+	vq->s.fixed_ck = (void **)(void *)vq->slot;
+	vq->s.fixed_hole = (uint8_t *)vq->next;
 	for (uint32_t i = 0; i < vq->num; i++) {
 		vq->s.desc[i].len = len;
 		vq->s.desc[i].flags = GV_DESC_F_WRITE;
 		vq->s.desc[i].next = 0;
 		vq->s.avail->ring[i] = (uint16_t)i;
-		vq->slot[i].cookie = NULL;
-		vq->slot[i].in_len = len;
-		vq->slot[i].ndesc = 0; /* not a hole */
-		vq->slot[i].last = (uint16_t)i;
+		vq->s.fixed_ck[i] = NULL;
+		vq->s.fixed_hole[i] = 0;
 	}
 	vq->s.fixed = 1;
 	vq->s.fixed_len = len;
@@ -76,40 +82,67 @@ GV_INLINE uint32_t gvf_room(const struct gv_vq *vq)
 }
 
 /*
- * Post n buffers (fewer if the window is full): buffer k at the 64-bit
- * address stored at byte offset addr_off of the object cookies[k] points
- * to, plus addr_add. Published by gvb_kick_prepare(). The number posted.
+ * Where the next buffers go: the cookie array from the next free position
+ * to the ring's end, at most the free room; *n says how many (0 when the
+ * queue is broken or full). The caller stores cookies there (its
+ * allocator can fill it directly), then posts them with gvf_post_commit.
  */
+GV_INLINE void **gvf_post_slots(struct gv_vq *vq, uint32_t *n)
+{
+	const uint32_t id = vq->s.avail_idx & vq->mask;
+	const uint32_t to_end = vq->num - id;
+
+	*n = GV_UNLIKELY(vq->broken) ? 0 : vq->num_free < to_end ? vq->num_free : to_end;
+	return &vq->s.fixed_ck[id];
+}
+
+/*
+ * Post the n cookies stored at gvf_post_slots(): buffer k at the 64-bit
+ * address stored at byte offset addr_off of the object its cookie points
+ * to, plus addr_add. n at most what gvf_post_slots() said. Published by
+ * gvb_kick_prepare().
+ */
+GV_INLINE void gvf_post_commit(struct gv_vq *vq, uint32_t n, uint32_t addr_off, uint64_t addr_add)
+{
+	const uint32_t id = vq->s.avail_idx & vq->mask;
+	struct gv_split_desc *const desc = &vq->s.desc[id];
+	void *const *const ck = &vq->s.fixed_ck[id];
+	uint32_t k = 0;
+
+#define GVF_POST1(j) desc[j].addr = *(const uint64_t *)((const char *)ck[j] + addr_off) + addr_add
+	for (; k + 4 <= n; k += 4) {
+		GVF_POST1(k);
+		GVF_POST1(k + 1);
+		GVF_POST1(k + 2);
+		GVF_POST1(k + 3);
+	}
+	for (; k < n; k++)
+		GVF_POST1(k);
+#undef GVF_POST1
+	vq->s.avail_idx = (uint16_t)(vq->s.avail_idx + n);
+	vq->num_free -= n;
+	vq->inflight += n;
+}
+
+/* Post n buffers (fewer if the window is full) from cookies[]; how many. */
 GV_INLINE uint32_t gvf_add(struct gv_vq *vq, void *const *cookies, uint32_t n, uint32_t addr_off,
 			   uint64_t addr_add)
 {
-	struct gv_split_desc *const desc = vq->s.desc;
-	struct gv_slot *const slot = vq->slot;
-	const uint16_t at = vq->s.avail_idx;
-	uint32_t id = at & vq->mask, k = 0, end;
+	uint32_t done = 0;
 
-	if (GV_UNLIKELY(vq->broken))
-		return 0;
-	if (n > vq->num_free)
-		n = vq->num_free;
-	/* Up to the ring's end, then from 0. */
-	end = vq->num - id < n ? vq->num - id : n;
-	for (;;) {
-		for (; k < end; k++, id++) {
-			void *const ck = cookies[k];
+	while (done < n) {
+		uint32_t room;
+		void **slots = gvf_post_slots(vq, &room);
 
-			desc[id].addr = *(const uint64_t *)((const char *)ck + addr_off) + addr_add;
-			slot[id].cookie = ck;
-		}
-		if (k == n)
+		if (room == 0)
 			break;
-		id = 0;
-		end = n;
+		if (room > n - done)
+			room = n - done;
+		memcpy(slots, cookies + done, room * sizeof(*slots));
+		gvf_post_commit(vq, room, addr_off, addr_add);
+		done += room;
 	}
-	vq->s.avail_idx = (uint16_t)(at + n);
-	vq->num_free -= n;
-	vq->inflight += n;
-	return n;
+	return done;
 }
 
 /*
@@ -169,7 +202,13 @@ GV_INLINE const struct gv_split_used_elem *gvf_used_ring(const struct gv_vq *vq)
 /* The cookie posted at descriptor id (private state). */
 GV_INLINE void *gvf_cookie(const struct gv_vq *vq, uint32_t id)
 {
-	return vq->slot[id].cookie;
+	return vq->s.fixed_ck[id];
+}
+
+/* The cookies by descriptor (for vector loads of in-step entries). */
+GV_INLINE void *const *gvf_cookies(const struct gv_vq *vq)
+{
+	return vq->s.fixed_ck;
 }
 
 /*
@@ -198,19 +237,18 @@ static inline uint32_t gvf_take_one(struct gv_vq *vq, void **cookie, uint32_t *l
 	const uint32_t id = gv_load32(&e->id), l = gv_load32(&e->len);
 	const uint16_t window = (uint16_t)(vq->s.avail_idx - vq->s.fixed_old);
 	uint32_t at; /* the id's place in the window, 0 = oldest */
-	struct gv_slot *s;
+	uint8_t *const hole = vq->s.fixed_hole;
 
 	if (GV_UNLIKELY(id >= vq->num)) {
 		GV_VQ_FAIL(vq, bad_id);
 		return 0;
 	}
-	s = &vq->slot[id];
 	at = (id - vq->s.fixed_old) & vq->mask;
-	if (GV_UNLIKELY(at >= window || s->ndesc != 0)) { /* outside, or a hole */
+	if (GV_UNLIKELY(at >= window || hole[id])) { /* outside, or returned already */
 		GV_VQ_FAIL(vq, id_not_inflight);
 		return 0;
 	}
-	if (GV_UNLIKELY(l > s->in_len)) {
+	if (GV_UNLIKELY(l > vq->s.fixed_len)) {
 		GV_VQ_FAIL(vq, bad_len);
 		return 0;
 	}
@@ -218,8 +256,8 @@ static inline uint32_t gvf_take_one(struct gv_vq *vq, void **cookie, uint32_t *l
 		uint32_t freed = 1;
 
 		vq->s.fixed_old++;
-		while (vq->s.fixed_holes && vq->slot[vq->s.fixed_old & vq->mask].ndesc != 0) {
-			vq->slot[vq->s.fixed_old & vq->mask].ndesc = 0;
+		while (vq->s.fixed_holes && hole[vq->s.fixed_old & vq->mask]) {
+			hole[vq->s.fixed_old & vq->mask] = 0;
 			vq->s.fixed_old++;
 			vq->s.fixed_holes--;
 			freed++;
@@ -230,12 +268,12 @@ static inline uint32_t gvf_take_one(struct gv_vq *vq, void **cookie, uint32_t *l
 			GV_VQ_FAIL(vq, bad_order);
 			return 0;
 		}
-		s->ndesc = 1;
+		hole[id] = 1;
 		vq->s.fixed_holes++;
 	}
 	vq->inflight--;
 	vq->s.last_used++;
-	*cookie = s->cookie;
+	*cookie = vq->s.fixed_ck[id];
 	*len = l;
 	return 1;
 }
@@ -247,17 +285,17 @@ static inline uint32_t gvf_take_one(struct gv_vq *vq, void **cookie, uint32_t *l
 static inline void *gvf_detach(struct gv_vq *vq)
 {
 	while (vq->s.fixed_old != vq->s.avail_idx) {
-		struct gv_slot *s = &vq->slot[vq->s.fixed_old & vq->mask];
+		const uint32_t id = vq->s.fixed_old & vq->mask;
 
 		vq->s.fixed_old++;
 		vq->num_free++;
-		if (s->ndesc != 0) { /* a hole: already returned */
-			s->ndesc = 0;
+		if (vq->s.fixed_hole[id]) { /* already returned */
+			vq->s.fixed_hole[id] = 0;
 			vq->s.fixed_holes--;
 			continue;
 		}
 		vq->inflight--;
-		return s->cookie;
+		return vq->s.fixed_ck[id];
 	}
 	return NULL;
 }

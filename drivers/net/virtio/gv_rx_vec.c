@@ -56,33 +56,29 @@ bool gv_rx_vec_usable(enum gv_rx_path p)
 
 /* ------------------------------------------------ what both widths share -- */
 
-/* Post buffers on every free position, raw from the pool; then kick. */
+/*
+ * Post buffers on every free position (up to the ring's end, then from
+ * 0), raw from the pool straight into the core's cookie array; then kick.
+ */
 static __rte_always_inline void vec_refill(struct gv_rxq *rxq, const enum gv_barrier B)
 {
 	struct gv_vq *vq = rxq->q.vq;
-	uint32_t room = gvf_room(vq);
 	const uint64_t front = RTE_PKTMBUF_HEADROOM - rxq->hdr_size;
+	uint32_t n;
+	void **slots;
 
-	while (room) {
-		struct rte_mbuf *mb[GV_BURST_MAX];
-		uint32_t n = room < GV_BURST_MAX ? room : GV_BURST_MAX, added;
-
-		if (unlikely(rte_mempool_get_bulk(rxq->mp, (void **)mb, n) != 0)) {
-			uint32_t want = n;
+	while ((slots = gvf_post_slots(vq, &n)), n != 0) {
+		if (unlikely(rte_mempool_get_bulk(rxq->mp, slots, n) != 0)) {
+			const uint32_t want = n;
 
 			/* Short pool: fewer (halving), so the ring does not stay empty. */
-			while ((n /= 2) != 0 && rte_mempool_get_bulk(rxq->mp, (void **)mb, n) != 0)
+			while ((n /= 2) != 0 && rte_mempool_get_bulk(rxq->mp, slots, n) != 0)
 				;
 			rxq->nombuf += want - n;
-			if (n == 0)
-				break;
-		}
-		added = gvf_add(vq, (void *const *)mb, n, rxq->addr_off, front);
-		if (unlikely(added < n)) { /* the device broke the queue */
-			rte_mempool_put_bulk(rxq->mp, (void **)(mb + added), n - added);
+			gvf_post_commit(vq, n, rxq->addr_off, front);
 			break;
 		}
-		room -= n;
+		gvf_post_commit(vq, n, rxq->addr_off, front);
 	}
 	kick(&rxq->q, GV_LAYOUT_SPLIT, B);
 }
@@ -241,6 +237,7 @@ vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 {
 	struct gv_vq *vq = rxq->q.vq;
 	const struct gv_split_used_elem *ring = gvf_used_ring(vq);
+	void *const *cks = gvf_cookies(vq);
 	const uint16_t lu = gvf_last_used(vq);
 	const uint32_t mask = gvf_mask(vq), num = mask + 1;
 	const uint32_t hdr = rxq->hdr_size;
@@ -293,11 +290,12 @@ vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 		lo = _mm256_castsi256_si128(plen); /* entries 0 1 4 5 */
 		hi = _mm256_extracti128_si256(plen, 1); /* entries 2 3 6 7 */
 		for (unsigned int j = 0; j < 8; j++)
-			m[j] = gvf_cookie(vq, pos + j);
+			m[j] = cks[pos + j];
 		vec_init4(rearm_ol, lo, m[0], m[1], m[4], m[5]);
 		vec_init4(rearm_ol, hi, m[2], m[3], m[6], m[7]);
-		_mm256_storeu_si256((__m256i *)&pkts[k], _mm256_loadu_si256((const __m256i *)&m[0]));
-		_mm256_storeu_si256((__m256i *)&pkts[k + 4], _mm256_loadu_si256((const __m256i *)&m[4]));
+		_mm256_storeu_si256((__m256i *)&pkts[k], _mm256_loadu_si256((const __m256i *)&cks[pos]));
+		_mm256_storeu_si256((__m256i *)&pkts[k + 4],
+				    _mm256_loadu_si256((const __m256i *)&cks[pos + 4]));
 		if (unlikely((vec_byte0(m[0]) | vec_byte0(m[1]) | vec_byte0(m[2]) | vec_byte0(m[3]) |
 			      vec_byte0(m[4]) | vec_byte0(m[5]) | vec_byte0(m[6]) | vec_byte0(m[7])) &
 			     1))
@@ -326,6 +324,7 @@ vec_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 {
 	struct gv_vq *vq = rxq->q.vq;
 	const struct gv_split_used_elem *ring = gvf_used_ring(vq);
+	void *const *cks = gvf_cookies(vq);
 	const uint16_t lu = gvf_last_used(vq);
 	const uint32_t mask = gvf_mask(vq), num = mask + 1;
 	const uint32_t hdr = rxq->hdr_size;
@@ -371,10 +370,10 @@ vec_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 		lt[5] = _mm_sub_epi32(lt[5], _mm_cmplt_epi32(plen, _mm_set1_epi32(1024)));
 		lt[6] = _mm_sub_epi32(lt[6], _mm_cmplt_epi32(plen, _mm_set1_epi32(1519)));
 		for (unsigned int j = 0; j < 4; j++)
-			m[j] = gvf_cookie(vq, pos + j);
+			m[j] = cks[pos + j];
 		vec_init4(rearm_ol, plen, m[0], m[1], m[2], m[3]);
-		_mm_storeu_si128((__m128i *)&pkts[k], _mm_loadu_si128((const __m128i *)&m[0]));
-		_mm_storeu_si128((__m128i *)&pkts[k + 2], _mm_loadu_si128((const __m128i *)&m[2]));
+		_mm_storeu_si128((__m128i *)&pkts[k], _mm_loadu_si128((const __m128i *)&cks[pos]));
+		_mm_storeu_si128((__m128i *)&pkts[k + 2], _mm_loadu_si128((const __m128i *)&cks[pos + 2]));
 		if (unlikely((vec_byte0(m[0]) | vec_byte0(m[1]) | vec_byte0(m[2]) | vec_byte0(m[3])) &
 			     1))
 			vec_mcast(&rxq->q.st, m, 4);
