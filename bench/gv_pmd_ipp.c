@@ -16,7 +16,7 @@
  *     LAYOUT  split | packed
  *     MRG     0 | 1           mergeable RX buffers
  *     PATH    simple | inorder | full | vec   (as bench/pmd_compare.sh:
- *             gvirtio datapath=PATH, vec = gvirtio vectorized=1; DPDK
+ *             gvirtio datapath=PATH, vec = gvirtio vectorized=1 (else 0); DPDK
  *             in_order=1 for inorder, 0 for simple/full, vectorized=1
  *             for vec)
  *     DIR     rx (guest RX: the back-end sends, the driver receives)
@@ -115,7 +115,7 @@ static void devargs(const struct opts *o, char *buf, size_t len)
 
 	if (o->gv) {
 		if (strcmp(o->path, "vec"))
-			snprintf(buf + n, len - (size_t)n, ",datapath=%s", o->path);
+			snprintf(buf + n, len - (size_t)n, ",datapath=%s,vectorized=0", o->path);
 		else
 			snprintf(buf + n, len - (size_t)n, ",vectorized=1");
 	} else {

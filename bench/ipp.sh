@@ -22,7 +22,8 @@
 #
 # Row ids: LAYOUT/MRG/PATH/DIR, e.g. split/1/inorder/rx. PATH as in
 # bench/pmd_compare.sh: simple|inorder|full (gvirtio datapath=PATH; DPDK
-# in_order=1 for inorder, 0 otherwise) and vec (gvirtio vectorized=1: its vector RX path where eligible;
+# in_order=1 for inorder, 0 otherwise; gvirtio vectorized=0) and vec (gvirtio
+# vectorized=1: its vector RX path where eligible;
 # DPDK vectorized=1, in_order=0 on split). DIR rx = guest RX, tx = guest TX.
 #
 # Environment: GV_IPP_SIMD (EAL's SIMD limit for both drivers: 128 runs

@@ -35,9 +35,10 @@
 #                                                      in-order aware)
 #   full      datapath=full              in_order=0   (DPDK's standard path is
 #             (chains, offloads, indirect)             its general-purpose one)
+#             (gvirtio: vectorized=0 on the three rows above)
 #   vec       (none: gvirtio's default   vectorized=1; split: in_order=0 (DPDK
-#             path, in_order=1)          drops vectors with IN_ORDER), vectorized
-#                                        RX + standard TX; packed: in_order=1 and
+#             path, in_order=1: its      drops vectors with IN_ORDER), vectorized
+#             vector RX path on split)   RX + standard TX; packed: in_order=1 and
 #                                        EAL --force-max-simd-bitwidth=512 (AVX512
 #                                        RX+TX; given to both drivers in vec rows)
 # mrg_rxbuf=0|1 and packed_vq=0|1 are passed to both. vec rows are mrg0
@@ -247,7 +248,7 @@ row_setup() {
 	EXTRA_EAL=()
 	if [ "$2" = gv ]; then
 		DEVARGS="net_gvirtio_user0,path=$3,packed_vq=$packed,mrg_rxbuf=$mrg"
-		[ "$path" = vec ] || DEVARGS+=",datapath=$path"
+		[ "$path" = vec ] || DEVARGS+=",datapath=$path,vectorized=0"
 	else
 		case $path in
 		inorder) inord=1 ;;

@@ -4,8 +4,9 @@
  * vhost-user back-end (net_vhost), both in this process, over a unix
  * socket: the whole matrix
  *   {split, packed} x {mrg_rxbuf on, off} x {datapath simple, full, inorder}
- *   x {64, 1500, and 9000 bytes with mergeable buffers}, and the vector
- *   RX path (vectorized=1: split, no mergeable buffers, simple / inorder).
+ *   x {64, 1500, and 9000 bytes with mergeable buffers} on the scalar paths
+ *   (vectorized=0), and the vector RX path (vectorized=1: split, no
+ *   mergeable buffers, simple / inorder).
  * Per case, frames go each way (gvirtio TX -> vhost RX, vhost TX ->
  * gvirtio RX) and must arrive complete, in order, with the right length
  * and payload; the counters of both ports agree; the back-end negotiated
@@ -14,7 +15,7 @@
  * hardening counter moved; both private pools (no cache) are full again
  * after stop.
  * Also: the path rules without datapath= (offloads, in_order=0,
- * mrg_rxbuf=0, 9000 B chains without mergeable buffers) and forced paths
+ * mrg_rxbuf=0, 9000 B chains without mergeable buffers, vectorized=) and forced paths
  * that cannot serve a configuration (the start fails, nothing is held);
  * and the frame checker itself (it catches each kind of damage).
  */
@@ -159,8 +160,8 @@ static void test_matrix_case(void **state)
 	gvh_pair_init(&c->pair);
 	if (gvh_vhost_add(&c->pair, false, &vconf))
 		fail_msg("%s", gvh_error());
-	snprintf(args, sizeof(args), "packed_vq=%d,mrg_rxbuf=%d,datapath=%s%s", c->packed, c->mrg,
-		 dp_name(c->dp), c->vec ? ",vectorized=1" : "");
+	snprintf(args, sizeof(args), "packed_vq=%d,mrg_rxbuf=%d,datapath=%s,vectorized=%d",
+		 c->packed, c->mrg, dp_name(c->dp), c->vec);
 	if (gvh_gv_add(&c->pair, args, &gconf))
 		fail_msg("%s", gvh_error());
 	if (gvh_pair_start(&c->pair, 5.0))
@@ -360,7 +361,10 @@ static struct rule rules[] = {
 	{ "", 0, 0, 0, GV_RX_MRG, GV_TX_INORDER, "", { 0 }, NULL, NULL },
 	{ "", 0, 0, RTE_ETH_TX_OFFLOAD_MULTI_SEGS, GV_RX_MRG, GV_TX_FULL, "", { 0 }, NULL, NULL },
 	{ "in_order=0", 0, 0, 0, GV_RX_MRG, GV_TX_SIMPLE, "", { 0 }, NULL, NULL },
-	{ "mrg_rxbuf=0", 0, 0, 0, GV_RX_SIMPLE, GV_TX_INORDER, "", { 0 }, NULL, NULL },
+	/* Without mergeable buffers, IN_ORDER: the vector RX path by default. */
+	{ "mrg_rxbuf=0", 0, 0, 0, RX_BEST_VEC, GV_TX_INORDER, "", { 0 }, NULL, NULL },
+	{ "mrg_rxbuf=0,in_order=0", 0, 0, 0, GV_RX_SIMPLE, GV_TX_SIMPLE, "", { 0 }, NULL, NULL },
+	{ "mrg_rxbuf=0,vectorized=0", 0, 0, 0, GV_RX_SIMPLE, GV_TX_INORDER, "", { 0 }, NULL, NULL },
 	{ "mrg_rxbuf=0", 0, RTE_ETH_RX_OFFLOAD_UDP_CKSUM, 0, GV_RX_FULL, GV_TX_INORDER, "",
 	  { 0 }, NULL, NULL },
 	/* Frames larger than an mbuf without mergeable buffers: chains. */

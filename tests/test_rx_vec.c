@@ -4,7 +4,8 @@
  * over the loopback device: which path vectorized=1 gets under EAL's
  * SIMD limit (argv[1] is passed to EAL: --force-max-simd-bitwidth=64
  * must give the scalar path, =128 SSE, the default the widest the CPU
- * has), asserted from the port's xstats and its log; the scalar paths
+ * has), asserted from the port's xstats and its log; the default
+ * (vector with IN_ORDER, else scalar) and vectorized=0; the scalar paths
  * where the vector one is not eligible (packed ring, RX offloads, large
  * frames), with the log saying why; traffic of every length on ring
  * sizes from 32 to 1024 with the bytes, order, counters and size bins
@@ -91,9 +92,23 @@ static void test_path_choice(void **state)
 	port_start(&p, &cfg);
 	check_path(&p, want);
 	port_remove(&p);
-	/* Without the devarg: the scalar path, nothing said about vectors. */
+	/* Without the devarg: the vector path with IN_ORDER (the default), else scalar. */
 	log_start();
 	assert_int_equal(port_probe(&p, "packed_vq=0,mrg_rxbuf=0"), 0);
+	port_start(&p, &cfg);
+	assert_int_equal(xstat(&p, "rx_path"), (uint64_t)want);
+	assert_true(log_has(path_log(want)));
+	assert_false(log_has("vectorized=1"));
+	port_remove(&p);
+	log_start();
+	assert_int_equal(port_probe(&p, "packed_vq=0,mrg_rxbuf=0,in_order=0"), 0);
+	port_start(&p, &cfg);
+	assert_int_equal(xstat(&p, "rx_path"), RX_SIMPLE);
+	assert_false(log_has("vectorized"));
+	port_remove(&p);
+	/* vectorized=0: scalar, in order or not. */
+	log_start();
+	assert_int_equal(port_probe(&p, "packed_vq=0,mrg_rxbuf=0,vectorized=0"), 0);
 	port_start(&p, &cfg);
 	assert_int_equal(xstat(&p, "rx_path"), RX_SIMPLE);
 	assert_false(log_has("vectorized"));

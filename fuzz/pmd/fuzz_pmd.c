@@ -28,8 +28,8 @@
  *   32 bytes of config space (virtio_net_config: mac, status,
  *           max_virtqueue_pairs, mtu, speed, duplex, rss limits)
  *   then opcodes (g_ops below) with their arguments, at most FZ_MAX_OPS.
- * Ports get vectorized=1 (the vector RX path where eligible) when
- * FZ_VECTORIZED=1 or fz_pmd_vectorized is set (test_pmd_hostile).
+ * Ports get the vectorized= default (AUTO), or vectorized=1/0 with
+ * FZ_VECTORIZED=1/0 or fz_pmd_vec_mode (test_pmd_hostile).
  * Invariants: every mbuf the PMD hands up is a sane mbuf of the RX pool
  * (rte_mbuf_check, segment bounds, lengths that add up, the port id);
  * no mbuf is lost or freed twice (pool counts after the port is gone).
@@ -58,7 +58,7 @@
 
 static struct rte_mempool *g_rx_big, *g_rx_small, *g_tx;
 static bool g_verbose;
-bool fz_pmd_vectorized;
+enum gv_vec_mode fz_pmd_vec_mode;
 unsigned int fz_pmd_vec_runs;
 
 /* What the next probe builds (set from the input's header). */
@@ -91,7 +91,7 @@ static int fz_probe(struct rte_vdev_device *vdev)
 	hw->want_mrg = g_port.mrg;
 	hw->want_in_order = g_port.in_order;
 	hw->force_path = g_port.force;
-	hw->vectorized = fz_pmd_vectorized;
+	hw->vec_mode = fz_pmd_vec_mode;
 	hw->use_va = true;
 	memcpy(hw->mac.addr_bytes, g_fzd.cfg + GV_NET_CFG_MAC, 6);
 	if (gv_ethdev_init(dev, hw)) {
@@ -131,8 +131,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	g_verbose = getenv("FZ_VERBOSE") && *getenv("FZ_VERBOSE");
-	if (getenv("FZ_VECTORIZED") && *getenv("FZ_VECTORIZED") == '1')
-		fz_pmd_vectorized = true;
+	if (getenv("FZ_VECTORIZED") && *getenv("FZ_VECTORIZED"))
+		fz_pmd_vec_mode = *getenv("FZ_VECTORIZED") == '1' ? GV_VEC_ON : GV_VEC_OFF;
 	if (g_verbose)
 		eal[9] = "--log-level=*:debug";
 	if (rte_eal_init((int)RTE_DIM(eal) - 1, eal) < 0) {

@@ -90,8 +90,14 @@ static int parse_one(const char *key, const char *v, void *opaque)
 		return parse_bool(key, v, &a->mrg);
 	if (!strcmp(key, KEY_INORDER))
 		return parse_bool(key, v, &a->in_order);
-	if (!strcmp(key, KEY_VEC))
-		return parse_bool(key, v, &a->vectorized);
+	if (!strcmp(key, KEY_VEC)) {
+		bool on;
+
+		if (parse_bool(key, v, &on))
+			return -EINVAL;
+		a->vec_mode = on ? GV_VEC_ON : GV_VEC_OFF;
+		return 0;
+	}
 	if (!strcmp(key, KEY_QUEUES))
 		return parse_uint(key, v, 1, GV_MAX_QUEUE_PAIRS, &a->queues);
 	if (!strcmp(key, KEY_QSIZE))

@@ -331,7 +331,8 @@ static const char *const valid_keys[] = {
 
 struct loop_args {
 	uint32_t queues, queue_size, mtu, speed;
-	bool packed, mrg, in_order, vectorized;
+	bool packed, mrg, in_order;
+	enum gv_vec_mode vec_mode;
 	bool ctrl_silent; /* a device that never answers control commands */
 	uint64_t extra;
 	bool have_mac;
@@ -411,8 +412,14 @@ static int parse_one(const char *key, const char *v, struct loop_args *a)
 		return parse_bool(key, v, &a->mrg);
 	if (!strcmp(key, KEY_INORDER))
 		return parse_bool(key, v, &a->in_order);
-	if (!strcmp(key, KEY_VEC))
-		return parse_bool(key, v, &a->vectorized);
+	if (!strcmp(key, KEY_VEC)) {
+		bool on;
+
+		if (parse_bool(key, v, &on))
+			return -EINVAL;
+		a->vec_mode = on ? GV_VEC_ON : GV_VEC_OFF;
+		return 0;
+	}
 	if (!strcmp(key, KEY_FEATURES))
 		return parse_features(v, &a->extra);
 	if (!strcmp(key, KEY_MAC)) {
@@ -558,7 +565,7 @@ static int loop_probe(struct rte_vdev_device *vdev)
 	hw->want_mrg = a.mrg;
 	hw->want_in_order = a.in_order;
 	hw->force_path = a.force;
-	hw->vectorized = a.vectorized;
+	hw->vec_mode = a.vec_mode;
 	hw->use_va = true; /* the speed comes from the config space (SPEED_DUPLEX) */
 	hw->max_mtu = (uint16_t)a.mtu;
 	memcpy(hw->mac.addr_bytes, lp->mac, 6);

@@ -22,7 +22,7 @@ struct path_row {
 	uint64_t offloads; /* offloads the path supports */
 	bool one_mbuf; /* frames must fit one mbuf (RX) */
 	enum gv_force_path cls; /* the datapath= value that selects it */
-	bool vec; /* a vector path: only with vectorized=1 and the CPU for it */
+	bool vec; /* a vector path: only if vec_ok() and the CPU has it */
 };
 
 static const struct path_row rx_rows[] = {
@@ -77,17 +77,24 @@ static bool row_fits(const struct path_row *r, uint64_t features, uint64_t offlo
  * MRG_RXBUF is negotiated) serves every class.
  */
 static int pick(const struct path_row *rows, size_t n, uint64_t features, uint64_t offloads,
-		bool fits, enum gv_force_path force, bool vectorized)
+		bool fits, enum gv_force_path force, bool vec_ok)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (force != GV_FORCE_NONE && rows[i].cls != force && rows[i].cls != GV_FORCE_NONE)
 			continue;
-		if (rows[i].vec && !(vectorized && gv_rx_vec_usable((enum gv_rx_path)rows[i].path)))
+		if (rows[i].vec && !(vec_ok && gv_rx_vec_usable((enum gv_rx_path)rows[i].path)))
 			continue;
 		if (row_fits(&rows[i], features, offloads, fits))
 			return rows[i].path;
 	}
 	return -1;
+}
+
+/* vectorized=1, or no devarg and IN_ORDER negotiated (enum gv_vec_mode). */
+static bool vec_ok(const struct gv_hw *hw)
+{
+	return hw->vec_mode == GV_VEC_ON ||
+	       (hw->vec_mode == GV_VEC_AUTO && gv_has(hw, GV_F_IN_ORDER));
 }
 
 int gv_path_select(struct gv_hw *hw, uint64_t rx_offloads, uint64_t tx_offloads,
@@ -98,7 +105,7 @@ int gv_path_select(struct gv_hw *hw, uint64_t rx_offloads, uint64_t tx_offloads,
 	enum gv_force_path rx_force = hw->force_path == GV_FORCE_INORDER ? GV_FORCE_SIMPLE
 									 : hw->force_path;
 	int rx = pick(rx_rows, RTE_DIM(rx_rows), hw->features, rx_offloads, fits, rx_force,
-		      hw->vectorized);
+		      vec_ok(hw));
 	int tx = pick(tx_rows, RTE_DIM(tx_rows), hw->features, tx_offloads, true, hw->force_path,
 		      false);
 
@@ -112,7 +119,7 @@ int gv_path_select(struct gv_hw *hw, uint64_t rx_offloads, uint64_t tx_offloads,
 	}
 	hw->rx_path = (enum gv_rx_path)rx;
 	hw->tx_path = (enum gv_tx_path)tx;
-	if (hw->vectorized && !gv_rx_path_vec(hw->rx_path))
+	if (hw->vec_mode == GV_VEC_ON && !gv_rx_path_vec(hw->rx_path))
 		GV_LOG(INFO, "%s: vectorized=1: no vector rx path fits (it needs a split ring, "
 		       "no mergeable buffers, no rx offloads, frames in one mbuf, and SSE4.2 "
 		       "within EAL's SIMD limit)", hw->name);

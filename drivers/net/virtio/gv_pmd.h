@@ -58,6 +58,14 @@ enum gv_force_path {
 	GV_FORCE_FULL,
 };
 
+/*
+ * vectorized=: the vector RX paths (gv_rx_vec.c). AUTO (no devarg): where
+ * eligible and IN_ORDER is negotiated (the device then uses buffers in
+ * the order they were made available, which the fixed ring relies on for
+ * its speed); ON: where eligible, in order or not.
+ */
+enum gv_vec_mode { GV_VEC_AUTO, GV_VEC_OFF, GV_VEC_ON };
+
 const char *gv_rx_path_name(enum gv_rx_path p);
 const char *gv_tx_path_name(enum gv_tx_path p);
 
@@ -157,7 +165,7 @@ struct gv_hw {
 	uint16_t queue_size; /* queue_size= */
 	bool want_packed, want_mrg, want_in_order;
 	enum gv_force_path force_path;
-	bool vectorized; /* vectorized=: a vector RX path where eligible */
+	enum gv_vec_mode vec_mode; /* vectorized= */
 	uint32_t speed; /* speed= in Mbps, 0: unknown */
 	bool use_va; /* descriptors carry virtual addresses (vhost-user) */
 
