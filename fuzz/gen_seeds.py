@@ -226,6 +226,8 @@ for i, s in enumerate([
         'path=a=b',
         'path=' + 'x' * 107,
         'path=' + 'x' * 108,
+        'path=/tmp/s,mrg_rxbuf=0,vectorized=1',
+        'path=/tmp/s,vectorized=0,vectorized=2',
 ]):
     write('fuzz_devargs', '%02d' % i, s.encode())
 
