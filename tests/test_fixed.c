@@ -3,7 +3,8 @@
  * test_fixed.c - the split ring's fixed mode (common/ring/gv_vq_fixed.h),
  * the core under the vector RX paths, against the device end, both
  * barrier policies:
- *   enable      refused on a packed ring, a zero length, buffers in flight
+ *   enable      refused on a packed ring, a zero length, buffers in flight;
+ *               before it, the fixed verbs move nothing
  *   holes       buffers returned ahead of the oldest free nothing for
  *               reposting until the oldest comes back (exact room counts)
  *   random      thousands of rounds, device order random (in order with
@@ -82,6 +83,10 @@ static void test_enable(void **state)
 	gv_vq_flush(q.vq);
 	/* Once the chain is back (scalar verbs), the mode can be entered. */
 	assert_int_equal(gvt_dev_echo(&q, 1), 1);
+	/* Not in fixed mode: the fixed verbs move nothing. */
+	assert_int_equal(gvf_ready(q.vq, NUM, p->barrier), 0);
+	assert_null(gvf_post_slots(q.vq, &len));
+	assert_int_equal(len, 0);
 	assert_int_equal(gv_vq_get_used(q.vq, &ck, &len, 1), 1);
 	assert_int_equal(gv_vq_fixed_enable(q.vq, BUF), 0);
 	/* The avail ring is i -> i, every descriptor writable and BUF long. */

@@ -84,7 +84,7 @@ GV_INLINE uint32_t gvf_room(const struct gv_vq *vq)
 /*
  * Where the next buffers go: the cookie array from the next free position
  * to the ring's end, at most the free room; *n says how many (0 when the
- * queue is broken or full). The caller stores cookies there (its
+ * queue is broken, full or not in fixed mode). The caller stores cookies there (its
  * allocator can fill it directly), then posts them with gvf_post_commit.
  */
 GV_INLINE void **gvf_post_slots(struct gv_vq *vq, uint32_t *n)
@@ -92,7 +92,11 @@ GV_INLINE void **gvf_post_slots(struct gv_vq *vq, uint32_t *n)
 	const uint32_t id = vq->s.avail_idx & vq->mask;
 	const uint32_t to_end = vq->num - id;
 
-	*n = GV_UNLIKELY(vq->broken) ? 0 : vq->num_free < to_end ? vq->num_free : to_end;
+	if (GV_UNLIKELY(vq->broken || !vq->s.fixed)) {
+		*n = 0;
+		return NULL;
+	}
+	*n = vq->num_free < to_end ? vq->num_free : to_end;
 	return &vq->s.fixed_ck[id];
 }
 
@@ -146,7 +150,7 @@ GV_INLINE uint32_t gvf_add(struct gv_vq *vq, void *const *cookies, uint32_t n, u
 }
 
 /*
- * Used entries ready to be read, at most n: the used index is checked
+ * Used entries ready to be read, at most n (0 unless in fixed mode): the used index is checked
  * against the buffers in flight (bad_used_idx breaks the queue) and read
  * before the entries it covers (read barrier).
  */
@@ -154,7 +158,7 @@ GV_INLINE uint32_t gvf_ready(struct gv_vq *vq, uint32_t n, const enum gv_barrier
 {
 	uint16_t pending;
 
-	if (GV_UNLIKELY(vq->broken))
+	if (GV_UNLIKELY(vq->broken || !vq->s.fixed)) /* broken, or not in fixed mode */
 		return 0;
 	pending = (uint16_t)(gv_load16(&vq->s.used->idx) - vq->s.last_used);
 	if (pending == 0)

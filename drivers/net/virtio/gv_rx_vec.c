@@ -10,12 +10,16 @@
  * one posted at that used position and every length is within the buffer
  * and longer than the virtio-net header; the mbufs are made fresh packets
  * with two 16-byte stores each (rearm_data + ol_flags: a constant; the
- * packet type and lengths: shuffled from the used lengths). A group that
- * fails the check, entries that wrap the ring end, and every entry while
- * a buffer is out of order go one by one through the core's general verb
- * (gvf_take_one), which validates and counts like gv_vq_get_used():
- * the queue breaks on a bad id, length or index, a runt packet is an
- * error and its mbuf is freed. Refill writes only descriptor addresses.
+ * packet type and lengths: shuffled from the used lengths); bytes, size
+ * bins and multicast are counted per group. Where a group would wrap the
+ * ring end, entries are taken one at a time with the same checks. A
+ * group that fails the check, and every entry while a buffer is out of
+ * order, go one by one through the core's general verb (gvf_take_one),
+ * which validates and counts like gv_vq_get_used(): the queue breaks on a
+ * bad id, length or index; a runt packet is an error and its mbuf is
+ * freed. Refill takes mbufs from the pool straight into the core's
+ * cookie array and writes only descriptor addresses. A queue whose fixed
+ * mode could not be set up moves nothing.
  *
  * The vector bodies are compiled with target attributes, so the default
  * build needs no -march; other architectures get no vector path.
