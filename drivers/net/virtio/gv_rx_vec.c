@@ -61,6 +61,20 @@ bool gv_rx_vec_usable(enum gv_rx_path p)
 /* ------------------------------------------------ what both widths share -- */
 
 /*
+ * The pool could not give n at once: fewer (halving) while any can be
+ * had, so the ring takes what there is. How many it got; when none, the
+ * free room left is counted as allocation failures.
+ */
+static __rte_noinline uint32_t vec_alloc_short(struct gv_rxq *rxq, void **slots, uint32_t n)
+{
+	while ((n /= 2) != 0 && rte_mempool_get_bulk(rxq->mp, slots, n) != 0)
+		;
+	if (n == 0)
+		rxq->nombuf += gvf_room(rxq->q.vq);
+	return n;
+}
+
+/*
  * Post buffers on every free position (up to the ring's end, then from
  * 0), raw from the pool straight into the core's cookie array; then kick.
  */
@@ -72,16 +86,9 @@ static __rte_always_inline void vec_refill(struct gv_rxq *rxq, const enum gv_bar
 	void **slots;
 
 	while ((slots = gvf_post_slots(vq, &n)), n != 0) {
-		if (unlikely(rte_mempool_get_bulk(rxq->mp, slots, n) != 0)) {
-			const uint32_t want = n;
-
-			/* Short pool: fewer (halving), so the ring does not stay empty. */
-			while ((n /= 2) != 0 && rte_mempool_get_bulk(rxq->mp, slots, n) != 0)
-				;
-			rxq->nombuf += want - n;
-			gvf_post_commit(vq, n, rxq->addr_off, front);
+		if (unlikely(rte_mempool_get_bulk(rxq->mp, slots, n) != 0) &&
+		    (n = vec_alloc_short(rxq, slots, n)) == 0)
 			break;
-		}
 		gvf_post_commit(vq, n, rxq->addr_off, front);
 	}
 	kick(&rxq->q, GV_LAYOUT_SPLIT, B);
