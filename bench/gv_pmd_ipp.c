@@ -16,7 +16,7 @@
  *     LAYOUT  split | packed
  *     MRG     0 | 1           mergeable RX buffers
  *     PATH    simple | inorder | full | vec   (as bench/pmd_compare.sh:
- *             gvirtio datapath=PATH, vec = gvirtio's default; DPDK
+ *             gvirtio datapath=PATH, vec = gvirtio vectorized=1 (else 0); DPDK
  *             in_order=1 for inorder, 0 for simple/full, vectorized=1
  *             for vec)
  *     DIR     rx (guest RX: the back-end sends, the driver receives)
@@ -37,6 +37,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_vect.h>
 
 #include "gv_pmd_harness.h"
 
@@ -114,7 +115,9 @@ static void devargs(const struct opts *o, char *buf, size_t len)
 
 	if (o->gv) {
 		if (strcmp(o->path, "vec"))
-			snprintf(buf + n, len - (size_t)n, ",datapath=%s", o->path);
+			snprintf(buf + n, len - (size_t)n, ",datapath=%s,vectorized=0", o->path);
+		else
+			snprintf(buf + n, len - (size_t)n, ",vectorized=1");
 	} else {
 		bool in_order = !strcmp(o->path, "inorder") || (!strcmp(o->path, "vec") && o->packed);
 
@@ -217,7 +220,7 @@ static int tx_round(const struct opts *o, const struct gvh_pair *p, struct rte_m
 
 static void print_paths(const struct opts *o, uint16_t port)
 {
-	static const char *const rx[] = { "simple", "mergeable", "full" };
+	static const char *const rx[] = { "simple", "mergeable", "full", "vec-sse", "vec-avx2" };
 	static const char *const tx[] = { "simple", "inorder", "full" };
 	uint64_t r = UINT64_MAX, t = UINT64_MAX;
 
@@ -227,7 +230,7 @@ static void print_paths(const struct opts *o, uint16_t port)
 	}
 	gvh_xstat(port, "rx_path", &r);
 	gvh_xstat(port, "tx_path", &t);
-	printf(" rx_path=%s tx_path=%s", r < 3 ? rx[r] : "?", t < 3 ? tx[t] : "?");
+	printf(" rx_path=%s tx_path=%s", r < RTE_DIM(rx) ? rx[r] : "?", t < 3 ? tx[t] : "?");
 }
 
 int main(int argc, char **argv)
@@ -246,6 +249,12 @@ int main(int argc, char **argv)
 		return usage();
 	if (gvh_eal_init("gvipp", levels)) {
 		fprintf(stderr, "EAL: %s\n", gvh_error());
+		return 1;
+	}
+	/* GV_IPP_SIMD=128: EAL's SIMD limit (gvirtio's SSE body instead of AVX2). */
+	if (getenv("GV_IPP_SIMD") && *getenv("GV_IPP_SIMD") &&
+	    rte_vect_set_max_simd_bitwidth((uint16_t)atoi(getenv("GV_IPP_SIMD"))) != 0) {
+		fprintf(stderr, "cannot set the SIMD limit to %s\n", getenv("GV_IPP_SIMD"));
 		return 1;
 	}
 	/* A full RX ring, a TX ring in flight, bursts and the caches. */

@@ -22,10 +22,12 @@
 #
 # Row ids: LAYOUT/MRG/PATH/DIR, e.g. split/1/inorder/rx. PATH as in
 # bench/pmd_compare.sh: simple|inorder|full (gvirtio datapath=PATH; DPDK
-# in_order=1 for inorder, 0 otherwise) and vec (gvirtio's default path;
+# in_order=1 for inorder, 0 otherwise; gvirtio vectorized=0) and vec (gvirtio
+# vectorized=1: its vector RX path where eligible;
 # DPDK vectorized=1, in_order=0 on split). DIR rx = guest RX, tx = guest TX.
 #
-# Environment: BURST (32), SIZE (64), ITERS (2000 measured bursts, after
+# Environment: GV_IPP_SIMD (EAL's SIMD limit for both drivers: 128 runs
+# gvirtio's SSE vector body instead of AVX2), BURST (32), SIZE (64), ITERS (2000 measured bursts, after
 # 200 not measured), RING (256), DRIVERS ("gv dpdk"), OUT (directory for
 # the callgrind dumps, default bench/results/ipp-<timestamp>; read them
 # with callgrind_annotate --inclusive=yes FILE), BIN (the benchmark
@@ -82,7 +84,7 @@ run() {
 		return
 	fi
 	if [ "$drv" = gv ]; then
-		paths=$(grep -o 'rx_path=[a-z]* tx_path=[a-z]*' <<<"$line" | sed 's/rx_path=//; s/ tx_path=/ \/ /')
+		paths=$(grep -o 'rx_path=[a-z0-9-]* tx_path=[a-z]*' <<<"$line" | sed 's/rx_path=//; s/ tx_path=/ \/ /')
 	else
 		paths="$(grep -ao 'using .* Rx path' "$base.log" | head -1 | sed 's/using //; s/ Rx path//') / $(grep -ao 'using .* Tx path' "$base.log" | head -1 | sed 's/using //; s/ Tx path//')"
 	fi

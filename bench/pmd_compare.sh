@@ -47,9 +47,11 @@
 #                                                      in-order aware)
 #   full      datapath=full              in_order=0   (DPDK's standard path is
 #             (chains, offloads, indirect)             its general-purpose one)
-#   vec       vectorized=1 when the      vectorized=1; split: in_order=0 (DPDK
-#             plugin has that devarg,    drops vectors with IN_ORDER), vectorized
-#             else none (its default)    RX + standard TX; packed: in_order=1 and
+#             (gvirtio: vectorized=0 on the three rows above, so
+#             they measure the scalar paths)
+#   vec       vectorized=1 (gvirtio's    vectorized=1; split: in_order=0 (DPDK
+#             vector RX on split; else   drops vectors with IN_ORDER), vectorized
+#             its default path)          RX + standard TX; packed: in_order=1 and
 #                                        EAL --force-max-simd-bitwidth=512 (AVX512
 #                                        RX+TX; given to both drivers in vec rows)
 # mrg_rxbuf=0|1 and packed_vq=0|1 are passed to both. vec rows are mrg0
@@ -348,6 +350,7 @@ row_setup() {
 		DEVARGS="net_gvirtio_user0,path=$3,packed_vq=$packed,mrg_rxbuf=$mrg"
 		if [ "$path" != vec ]; then
 			DEVARGS+=",datapath=$path"
+			[ "$GV_VEC" = 1 ] && DEVARGS+=",vectorized=0"
 		elif [ "$GV_VEC" = 1 ]; then
 			DEVARGS+=",vectorized=1"
 		fi

@@ -58,7 +58,8 @@ static bool same(const struct gv_user_args *a, const struct gv_user_args *b)
 	       a->in_order == b->in_order && a->queues == b->queues &&
 	       a->queue_size == b->queue_size && a->speed == b->speed &&
 	       a->have_mac == b->have_mac &&
-	       (!a->have_mac || rte_is_same_ether_addr(&a->mac, &b->mac)) && a->force == b->force;
+	       (!a->have_mac || rte_is_same_ether_addr(&a->mac, &b->mac)) && a->force == b->force &&
+	       a->vec_mode == b->vec_mode;
 }
 
 /* pci: the PCI device's keys (no path; queues 0 = every pair). */
@@ -77,6 +78,8 @@ static void check_ranges(const struct gv_user_args *a, bool pci)
 		 "queue_size %u", a->queue_size);
 	FZ_CHECK(!a->have_mac || !rte_is_multicast_ether_addr(&a->mac), "multicast mac accepted");
 	FZ_CHECK(a->force >= GV_FORCE_NONE && a->force <= GV_FORCE_FULL, "datapath %d", a->force);
+	FZ_CHECK(a->vec_mode == GV_VEC_AUTO || a->vec_mode == GV_VEC_OFF || a->vec_mode == GV_VEC_ON,
+		 "vectorized %d", a->vec_mode);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -125,6 +128,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 a.server, a.packed, a.mrg, a.in_order, a.queues, a.queue_size, a.speed);
 	if (a.force)
 		snprintf(again + strlen(again), 32, ",datapath=%s", paths[a.force]);
+	if (a.vec_mode != GV_VEC_AUTO)
+		snprintf(again + strlen(again), 32, ",vectorized=%d", a.vec_mode == GV_VEC_ON);
 	if (a.have_mac) {
 		strcat(again, ",mac=");
 		rte_ether_format_addr(again + strlen(again), RTE_ETHER_ADDR_FMT_SIZE, &a.mac);

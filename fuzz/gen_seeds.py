@@ -226,6 +226,8 @@ for i, s in enumerate([
         'path=a=b',
         'path=' + 'x' * 107,
         'path=' + 'x' * 108,
+        'path=/tmp/s,mrg_rxbuf=0,vectorized=1',
+        'path=/tmp/s,vectorized=0,vectorized=2',
 ]):
     write('fuzz_devargs', '%02d' % i, s.encode())
 
@@ -391,3 +393,36 @@ write('fuzz_pmd', 'tx-hash-header',
       phdr(MRG | EVIDX, RX_HASH | MQ_RSS, O_CTRL | O_RSS | TX_MSEG, OFFER_ALL) +
       tx([txp(0x08, frame(0, 90)), txp(0x01, frame(TCP4, 300)), txp(0x09, frame(0, 200))]) +
       txdone(0, False, 8) + traffic(1))
+# the vector RX path (split, no mergeable buffers, no RX offloads; taken
+# when the port has vectorized=1: test_pmd_hostile replays with it)
+def fillpush(i, how=1, fr=None, extra=b''):
+    # how: 1 fill, 2 length = all given, 4 more than given, 8 id from input
+    return (bytes([P['FILLPUSH'], 1, 0, how, i]) + nethdr() +
+            ((fr or frame(0, 60 + 3 * i)) if how & 1 else b'') + extra)
+
+
+vbase = phdr(EVIDX, 0, 0, O_STATUS | O_MAC, nb=64)
+# steady traffic in bursts that wrap the ring at odd positions
+write('fuzz_pmd', 'split-vec-steady',
+      vbase + (b''.join(deliver(0, None, frame(0, 60 + k)) for k in range(45)) + rx(0, 64)) * 4)
+# buffers returned out of order (holes), a runt, then in order again
+write('fuzz_pmd', 'split-vec-out-of-order',
+      vbase + traffic(2) + bytes([P['TAKE'], 1, 0, 8]) + fillpush(5) + fillpush(0) + rx() +
+      fillpush(3) + fillpush(0, 0) + rx() + b''.join(fillpush(0) for _ in range(8)) + rx() +
+      traffic(3))
+# an id returned twice (not in flight), then one out of range
+write('fuzz_pmd', 'split-vec-dup-id',
+      vbase + traffic(2) + bytes([P['TAKE'], 1, 0, 4]) + fillpush(2) + rx() +
+      fillpush(0, 1 | 8, None, struct.pack('<H', 0)) + rx() +
+      fillpush(0, 1 | 8, None, struct.pack('<H', 999)) + rx() + traffic(1))
+# a length beyond the buffer: refused and counted
+write('fuzz_pmd', 'split-vec-bad-len',
+      vbase + traffic(2) + fillpush(0, 1 | 4, None, b'\x10') + rx())
+# IN_ORDER negotiated: out of order breaks the queue
+write('fuzz_pmd', 'split-vec-inorder-bad-order',
+      phdr(INORDER | EVIDX, 0, 0, O_STATUS | O_MAC, nb=64) + traffic(2) +
+      bytes([P['TAKE'], 1, 0, 4]) + fillpush(2) + rx() + traffic(1))
+# a used index far ahead of what is in flight
+write('fuzz_pmd', 'split-vec-used-idx',
+      vbase + traffic(1) + bytes([P['RAW'], 1, 0, 0]) + struct.pack('<II', 1, 70) + b'\x00\x7f' +
+      rx())

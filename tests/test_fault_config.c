@@ -329,6 +329,8 @@ static void test_devargs(void **state)
 		{ true, "features=0x4000000000", "features" }, /* NOTIFICATION_DATA */
 		{ true, "features=zz", "features" },	{ true, "ctrl_silent=2", "ctrl_silent" },
 		{ true, "mac=00:00:00:00:00:00", "mac" },
+		{ false, "vectorized=2", "vectorized" },	{ false, "vectorized=", "vectorized" },
+		{ true, "vectorized=x", "vectorized" },
 	};
 	char sock[200], args[400], what[64];
 	unsigned int n = 0;

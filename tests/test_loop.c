@@ -37,6 +37,14 @@ static const struct traffic_case traffic_cases[] = {
 	/* small rings: the device caps them at queue_size */
 	{ "packed_vq=1,mrg_rxbuf=1,queue_size=64", 0, 1514 },
 	{ "packed_vq=0,mrg_rxbuf=0,queue_size=64", 0, 1514 },
+	/* the vector RX path (split, no mergeable buffers): in and out of order, small rings */
+	{ "packed_vq=0,mrg_rxbuf=0,vectorized=1", 0, 1514 },
+	{ "packed_vq=0,mrg_rxbuf=0,in_order=0,vectorized=1", 0, 1514 },
+	{ "packed_vq=0,mrg_rxbuf=0,queue_size=64,vectorized=1", 0, 1514 },
+	{ "packed_vq=0,mrg_rxbuf=0,in_order=0,queue_size=32,vectorized=1", 0, 1514 },
+	/* not eligible: the scalar paths serve it */
+	{ "packed_vq=1,mrg_rxbuf=0,vectorized=1", 0, 1514 },
+	{ "packed_vq=0,mrg_rxbuf=0,mtu=9000,vectorized=1", 9000, 9014 },
 };
 
 static void test_traffic(void **state)
@@ -144,7 +152,7 @@ static void test_devargs(void **state)
 	static const char *const bad[] = {
 		"queues=0", "queues=17", "queue_size=1", "queue_size=40000", "packed_vq=2",
 		"mrg_rxbuf=yes", "in_order=", "features=0x400", "features=zz", "mac=01:00:5e:00:00:01",
-		"mac=nonsense", "mtu=10", "speed=-1", "datapath=fast", "bogus=1",
+		"mac=nonsense", "mtu=10", "speed=-1", "datapath=fast", "vectorized=2", "bogus=1",
 	};
 	struct port p;
 

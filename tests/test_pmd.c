@@ -4,7 +4,9 @@
  * vhost-user back-end (net_vhost), both in this process, over a unix
  * socket: the whole matrix
  *   {split, packed} x {mrg_rxbuf on, off} x {datapath simple, full, inorder}
- *   x {64, 1500, and 9000 bytes with mergeable buffers}.
+ *   x {64, 1500, and 9000 bytes with mergeable buffers} on the scalar paths
+ *   (vectorized=0), and the vector RX path (vectorized=1: split, no
+ *   mergeable buffers, simple / inorder).
  * Per case, frames go each way (gvirtio TX -> vhost RX, vhost TX ->
  * gvirtio RX) and must arrive complete, in order, with the right length
  * and payload; the counters of both ports agree; the back-end negotiated
@@ -13,7 +15,7 @@
  * hardening counter moved; both private pools (no cache) are full again
  * after stop.
  * Also: the path rules without datapath= (offloads, in_order=0,
- * mrg_rxbuf=0, 9000 B chains without mergeable buffers) and forced paths
+ * mrg_rxbuf=0, 9000 B chains without mergeable buffers, vectorized=) and forced paths
  * that cannot serve a configuration (the start fails, nothing is held);
  * and the frame checker itself (it catches each kind of damage).
  */
@@ -43,6 +45,7 @@
 
 struct mcase {
 	bool packed, mrg;
+	bool vec; /* vectorized=1 */
 	enum gv_force_path dp;
 	uint32_t len;
 	char name[64];
@@ -62,10 +65,19 @@ static uint32_t frames_for(uint32_t len)
 	return len <= 64 ? 10000 : len <= 1500 ? 4000 : 1500;
 }
 
+/* The vector RX path this CPU and EAL allow, else the scalar one. */
+static enum gv_rx_path best_vec(void)
+{
+	return gv_rx_vec_usable(GV_RX_VEC_AVX2) ? GV_RX_VEC_AVX2
+	       : gv_rx_vec_usable(GV_RX_VEC_SSE) ? GV_RX_VEC_SSE : GV_RX_SIMPLE;
+}
+
 static enum gv_rx_path expect_rx(const struct mcase *c)
 {
 	if (c->mrg)
 		return GV_RX_MRG;
+	if (c->vec && !c->packed && c->dp != GV_FORCE_FULL)
+		return best_vec();
 	/* datapath=inorder is simple on RX (the core handles IN_ORDER). */
 	return c->dp == GV_FORCE_FULL ? GV_RX_FULL : GV_RX_SIMPLE;
 }
@@ -148,8 +160,8 @@ static void test_matrix_case(void **state)
 	gvh_pair_init(&c->pair);
 	if (gvh_vhost_add(&c->pair, false, &vconf))
 		fail_msg("%s", gvh_error());
-	snprintf(args, sizeof(args), "packed_vq=%d,mrg_rxbuf=%d,datapath=%s", c->packed, c->mrg,
-		 dp_name(c->dp));
+	snprintf(args, sizeof(args), "packed_vq=%d,mrg_rxbuf=%d,datapath=%s,vectorized=%d",
+		 c->packed, c->mrg, dp_name(c->dp), c->vec);
 	if (gvh_gv_add(&c->pair, args, &gconf))
 		fail_msg("%s", gvh_error());
 	if (gvh_pair_start(&c->pair, 5.0))
@@ -272,11 +284,13 @@ static void test_frame_checker(void **state)
  * The path rules without a forced class, and forced classes that cannot
  * serve the configuration (the start fails and holds on to nothing).
  */
+#define RX_BEST_VEC 100
+
 struct rule {
 	const char *devargs;
 	uint16_t mtu;
 	uint64_t rxo, txo;
-	int rx, tx; /* expected paths; -1: the start fails */
+	int rx, tx; /* expected paths; -1: the start fails; RX_BEST_VEC: best_vec() */
 	char name[96];
 	struct gvh_pair pair;
 	struct rte_mempool *gmp, *vmp;
@@ -313,7 +327,7 @@ static void test_path_rule(void **state)
 		fail_msg("%s", gvh_error());
 	assert_int_equal(gvh_xstat(r->pair.gv, "rx_path", &rxp), 0);
 	assert_int_equal(gvh_xstat(r->pair.gv, "tx_path", &txp), 0);
-	assert_int_equal(rxp, r->rx);
+	assert_int_equal(rxp, r->rx == RX_BEST_VEC ? (int)best_vec() : r->rx);
 	assert_int_equal(txp, r->tx);
 	{
 		struct gvh_flow out = { .tx_port = r->pair.gv, .rx_port = r->pair.vh,
@@ -347,13 +361,27 @@ static struct rule rules[] = {
 	{ "", 0, 0, 0, GV_RX_MRG, GV_TX_INORDER, "", { 0 }, NULL, NULL },
 	{ "", 0, 0, RTE_ETH_TX_OFFLOAD_MULTI_SEGS, GV_RX_MRG, GV_TX_FULL, "", { 0 }, NULL, NULL },
 	{ "in_order=0", 0, 0, 0, GV_RX_MRG, GV_TX_SIMPLE, "", { 0 }, NULL, NULL },
-	{ "mrg_rxbuf=0", 0, 0, 0, GV_RX_SIMPLE, GV_TX_INORDER, "", { 0 }, NULL, NULL },
+	/* Without mergeable buffers, IN_ORDER: the vector RX path by default. */
+	{ "mrg_rxbuf=0", 0, 0, 0, RX_BEST_VEC, GV_TX_INORDER, "", { 0 }, NULL, NULL },
+	{ "mrg_rxbuf=0,in_order=0", 0, 0, 0, GV_RX_SIMPLE, GV_TX_SIMPLE, "", { 0 }, NULL, NULL },
+	{ "mrg_rxbuf=0,vectorized=0", 0, 0, 0, GV_RX_SIMPLE, GV_TX_INORDER, "", { 0 }, NULL, NULL },
 	{ "mrg_rxbuf=0", 0, RTE_ETH_RX_OFFLOAD_UDP_CKSUM, 0, GV_RX_FULL, GV_TX_INORDER, "",
 	  { 0 }, NULL, NULL },
 	/* Frames larger than an mbuf without mergeable buffers: chains. */
 	{ "mrg_rxbuf=0", 9000, 0, RTE_ETH_TX_OFFLOAD_MULTI_SEGS, GV_RX_FULL, GV_TX_FULL, "",
 	  { 0 }, NULL, NULL },
 	{ "packed_vq=1,mrg_rxbuf=0", 9000, 0, RTE_ETH_TX_OFFLOAD_MULTI_SEGS, GV_RX_FULL,
+	  GV_TX_FULL, "", { 0 }, NULL, NULL },
+	/* vectorized=1: the vector RX path where eligible, else the scalar rules. */
+	{ "mrg_rxbuf=0,vectorized=1", 0, 0, 0, RX_BEST_VEC, GV_TX_INORDER, "", { 0 }, NULL, NULL },
+	{ "mrg_rxbuf=0,in_order=0,vectorized=1", 0, 0, 0, RX_BEST_VEC, GV_TX_SIMPLE, "", { 0 },
+	  NULL, NULL },
+	{ "vectorized=1", 0, 0, 0, GV_RX_MRG, GV_TX_INORDER, "", { 0 }, NULL, NULL },
+	{ "packed_vq=1,mrg_rxbuf=0,vectorized=1", 0, 0, 0, GV_RX_SIMPLE, GV_TX_INORDER, "", { 0 },
+	  NULL, NULL },
+	{ "mrg_rxbuf=0,vectorized=1", 0, RTE_ETH_RX_OFFLOAD_UDP_CKSUM, 0, GV_RX_FULL,
+	  GV_TX_INORDER, "", { 0 }, NULL, NULL },
+	{ "mrg_rxbuf=0,vectorized=1", 9000, 0, RTE_ETH_TX_OFFLOAD_MULTI_SEGS, GV_RX_FULL,
 	  GV_TX_FULL, "", { 0 }, NULL, NULL },
 	/* Forced classes that cannot serve the configuration. */
 	{ "mrg_rxbuf=0,datapath=simple", 9000, 0, 0, -1, -1, "", { 0 }, NULL, NULL },
@@ -384,19 +412,24 @@ int main(void)
 	}
 	for (int packed = 0; packed < 2; packed++)
 		for (int mrg = 1; mrg >= 0; mrg--)
-			for (size_t d = 0; d < RTE_DIM(dps); d++)
+			for (size_t d = 0; d < RTE_DIM(dps) * 2; d++)
 				for (size_t l = 0; l < RTE_DIM(lens); l++) {
 					struct mcase *c = &cases[n];
+					bool vec = d >= RTE_DIM(dps);
 
 					if (lens[l] > 1500 && !mrg)
 						continue; /* 9000 B needs mergeable buffers */
+					/* vectorized=1: split, no mergeable buffers, simple/inorder */
+					if (vec && (packed || mrg || dps[d % RTE_DIM(dps)] == GV_FORCE_FULL))
+						continue;
 					c->packed = packed;
 					c->mrg = mrg;
-					c->dp = dps[d];
+					c->vec = vec;
+					c->dp = dps[d % RTE_DIM(dps)];
 					c->len = lens[l];
-					snprintf(c->name, sizeof(c->name), "%s mrg=%d %s %u B",
+					snprintf(c->name, sizeof(c->name), "%s mrg=%d %s%s %u B",
 						 packed ? "packed" : "split", mrg, dp_name(c->dp),
-						 c->len);
+						 vec ? " vectorized" : "", c->len);
 					gvh_pair_init(&c->pair); /* no ports yet: teardown is safe */
 					tests[n] = (struct CMUnitTest){ c->name, test_matrix_case, NULL,
 									case_teardown, c };

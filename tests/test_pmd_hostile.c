@@ -3,7 +3,8 @@
  * test_pmd_hostile.c - the PMD against a hostile device, deterministic:
  * the fuzz_pmd harness (fuzz/pmd/fuzz_pmd*.c, built here with gcc and no
  * libFuzzer) replays the inputs that once broke the PMD, one test per bug
- * class, then every seed of fuzz/corpus/fuzz_pmd/. The harness aborts on
+ * class, then every seed of fuzz/corpus/fuzz_pmd/, once with vectorized=0
+ * and once with vectorized=1 (the vector RX path). The harness aborts on
  * a failed invariant (an insane received mbuf, a TX header with stray
  * bytes, an mbuf lost or freed twice after the port is gone); the ASan
  * build adds out-of-bounds and UB checks. See docs/robustness.md.
@@ -18,6 +19,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "fuzz_pmd.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -85,7 +88,8 @@ static void test_corpus(void **state)
 	DIR *d;
 	unsigned int n = 0;
 
-	(void)state;
+	/* Scalar paths unless asked (the default would take the vector path with IN_ORDER). */
+	fz_pmd_vec_mode = state != NULL && *state != NULL ? GV_VEC_ON : GV_VEC_OFF;
 	snprintf(path, sizeof(path), "%s/corpus/fuzz_pmd", GV_FUZZ_DIR);
 	d = opendir(path);
 	assert_non_null(d);
@@ -98,6 +102,28 @@ static void test_corpus(void **state)
 	}
 	closedir(d);
 	assert_true(n >= 30);
+	fz_pmd_vec_mode = GV_VEC_OFF;
+}
+
+/*
+ * The same with vectorized=1: every split input without mergeable
+ * buffers or RX offloads runs on the vector RX path (seed-split-vec-*:
+ * out-of-order returns, duplicate and out-of-range ids, lengths beyond
+ * the buffer, IN_ORDER violations, a runaway used index).
+ */
+static void test_corpus_vectorized(void **state)
+{
+	static int on = 1;
+	void *arg = &on;
+	unsigned int before = fz_pmd_vec_runs;
+
+	(void)state;
+	test_corpus(&arg);
+	print_message("%u runs on a vector rx path\n", fz_pmd_vec_runs - before);
+	if (gv_rx_vec_usable(GV_RX_VEC_SSE))
+		assert_true(fz_pmd_vec_runs - before >= 8);
+	else
+		assert_int_equal(fz_pmd_vec_runs, before);
 }
 
 int main(void)
@@ -108,11 +134,13 @@ int main(void)
 		cmocka_unit_test(test_tx_header_with_hash_report),
 		cmocka_unit_test(test_rx_refill_on_broken_queue),
 		cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_corpus_vectorized),
 	};
 	int argc = 1;
 	char *argv0[] = { "test_pmd_hostile", NULL };
 	char **argv = argv0;
 
 	LLVMFuzzerInitialize(&argc, &argv);
+	fz_pmd_vec_mode = GV_VEC_OFF; /* the findings replay on the paths they broke */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

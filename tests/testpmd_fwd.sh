@@ -2,7 +2,8 @@
 # testpmd_fwd.sh PLUGIN.so - unmodified dpdk-testpmd loads the gvirtio
 # plugin with -d and forwards traffic with DPDK's vhost-user backend
 # (another dpdk-testpmd with net_vhost), for both ring layouts, with and
-# without mergeable buffers, on every forced datapath.
+# without mergeable buffers, on every forced datapath (vectorized=0), and
+# on the vector RX path (vectorized=1).
 #
 # Each case is a loopback the way DPDK's virtio-user test plans run it:
 # both sides in io forwarding, the gvirtio side starts with --tx-first
@@ -72,9 +73,9 @@ stop_proc() { # pid
 }
 
 pass=0 fail=0
-run_case() { # layout mrg datapath exp_rx exp_tx
-	local layout=$1 mrg=$2 dp=$3 exp_rx=$4 exp_tx=$5
-	local name="$layout mrg=$mrg datapath=$dp"
+run_case() { # layout mrg datapath exp_rx exp_tx [vectorized]
+	local layout=$1 mrg=$2 dp=$3 exp_rx=$4 exp_tx=$5 vec=${6:-0}
+	local name="$layout mrg=$mrg datapath=$dp vectorized=$vec"
 	local sock="$work/s.sock" be="$work/be.log" fe="$work/fe.log"
 	local packed=0
 	[ "$layout" = packed ] && packed=1
@@ -90,7 +91,7 @@ run_case() { # layout mrg datapath exp_rx exp_tx
 	fi
 	dpdk-testpmd --lcores='0@1,1@1' "${eal_common[@]}" --file-prefix="gvfe$$" \
 		-d "$plugin" --log-level=pmd.net.gvirtio:info \
-		--vdev "net_gvirtio_user0,path=$sock,packed_vq=$packed,mrg_rxbuf=$mrg,datapath=$dp" \
+		--vdev "net_gvirtio_user0,path=$sock,packed_vq=$packed,mrg_rxbuf=$mrg,datapath=$dp,vectorized=$vec" \
 		-- "${tp_common[@]}" --tx-first </dev/null >"$fe" 2>&1 &
 	local fepid=$!
 	pids+=("$fepid")
@@ -141,6 +142,13 @@ for layout in split packed; do
 	run_case "$layout" 0 inorder simple inorder
 	run_case "$layout" 0 full full full
 done
+# vectorized=1: the vector RX path (split, no mergeable buffers), the
+# widest this CPU has (none: the scalar simple path).
+vec_rx=simple
+grep -qw sse4_2 /proc/cpuinfo && vec_rx="vectorized (SSE)"
+grep -qw avx2 /proc/cpuinfo && vec_rx="vectorized (AVX2)"
+run_case split 0 inorder "$vec_rx" inorder 1
+run_case split 0 simple "$vec_rx" simple 1
 
 echo "testpmd_fwd: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -6,6 +6,7 @@
  * literal policy. Set-up, teardown and accessors live here too.
  */
 #include "gv_vq_priv.h"
+#include "gv_vq_fixed.h"
 #include "gv_vq_packed.h"
 #include "gv_vq_split.h"
 
@@ -212,6 +213,8 @@ bool gv_vq_enable_cb(struct gv_vq *vq)
 /* Scans from a cursor, so detaching every chain costs O(num) in all. */
 void *gv_vq_detach(struct gv_vq *vq)
 {
+	if (vq->layout == GV_LAYOUT_SPLIT && vq->s.fixed)
+		return gvf_detach(vq);
 	for (uint32_t scanned = 0; scanned < vq->num && vq->inflight; scanned++) {
 		uint16_t id = (uint16_t)vq->detach_pos;
 		void *cookie;

@@ -37,6 +37,14 @@ struct gv_vq_split {
 	uint16_t last_used; /* next used entry to consume */
 	uint16_t free_head; /* private free descriptor list */
 	uint16_t free_tail; /* IN_ORDER: freed chains go to the tail */
+	/* Fixed mode (gv_vq_fixed.h): descriptor i is always avail entry i. */
+	uint8_t fixed;
+	uint16_t fixed_old; /* oldest avail position not yet returned */
+	uint16_t fixed_holes; /* chains returned ahead of fixed_old */
+	uint32_t fixed_len; /* writable bytes of every posted buffer */
+	/* Over the slot and next arrays while fixed: per descriptor. */
+	void **fixed_ck; /* the cookie posted there */
+	uint8_t *fixed_hole; /* returned ahead of fixed_old */
 };
 
 struct gv_vq_packed {

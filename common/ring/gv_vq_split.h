@@ -43,6 +43,8 @@ static inline void split_init(struct gv_vq *vq)
 	vq->s.avail_idx = vq->s.pub_idx = vq->s.kick_idx = vq->s.last_used = 0;
 	vq->s.free_head = 0;
 	vq->s.free_tail = (uint16_t)(vq->num - 1);
+	vq->s.fixed = 0;
+	vq->s.fixed_old = vq->s.fixed_holes = 0;
 	/* A circle in ring order: IN_ORDER chains link x to x + 1, 0 after the last. */
 	for (uint32_t i = 0; i < vq->num; i++)
 		vq->next[i] = (uint16_t)((i + 1) & vq->mask);

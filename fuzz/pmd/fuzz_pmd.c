@@ -28,6 +28,8 @@
  *   32 bytes of config space (virtio_net_config: mac, status,
  *           max_virtqueue_pairs, mtu, speed, duplex, rss limits)
  *   then opcodes (g_ops below) with their arguments, at most FZ_MAX_OPS.
+ * Ports get the vectorized= default (AUTO), or vectorized=1/0 with
+ * FZ_VECTORIZED=1/0 or fz_pmd_vec_mode (test_pmd_hostile).
  * Invariants: every mbuf the PMD hands up is a sane mbuf of the RX pool
  * (rte_mbuf_check, segment bounds, lengths that add up, the port id);
  * no mbuf is lost or freed twice (pool counts after the port is gone).
@@ -56,6 +58,8 @@
 
 static struct rte_mempool *g_rx_big, *g_rx_small, *g_tx;
 static bool g_verbose;
+enum gv_vec_mode fz_pmd_vec_mode;
+unsigned int fz_pmd_vec_runs;
 
 /* What the next probe builds (set from the input's header). */
 static struct {
@@ -87,6 +91,7 @@ static int fz_probe(struct rte_vdev_device *vdev)
 	hw->want_mrg = g_port.mrg;
 	hw->want_in_order = g_port.in_order;
 	hw->force_path = g_port.force;
+	hw->vec_mode = fz_pmd_vec_mode;
 	hw->use_va = true;
 	memcpy(hw->mac.addr_bytes, g_fzd.cfg + GV_NET_CFG_MAC, 6);
 	if (gv_ethdev_init(dev, hw)) {
@@ -126,6 +131,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	g_verbose = getenv("FZ_VERBOSE") && *getenv("FZ_VERBOSE");
+	if (getenv("FZ_VECTORIZED") && *getenv("FZ_VECTORIZED"))
+		fz_pmd_vec_mode = *getenv("FZ_VECTORIZED") == '1' ? GV_VEC_ON : GV_VEC_OFF;
 	if (g_verbose)
 		eal[9] = "--log-level=*:debug";
 	if (rte_eal_init((int)RTE_DIM(eal) - 1, eal) < 0) {
@@ -754,6 +761,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			goto close;
 	if (rte_eth_dev_start(r.port) != 0 && g_verbose)
 		fprintf(stderr, "fuzz_pmd: start failed\n");
+	if (rte_eth_devices[r.port].data->dev_started &&
+	    gv_rx_path_vec(((struct gv_hw *)rte_eth_devices[r.port].data->dev_private)->rx_path))
+		fz_pmd_vec_runs++;
 	run_script(&r);
 	check_refused(&r);
 close:

@@ -47,6 +47,10 @@ struct fzd {
 };
 
 extern const struct gv_transport_ops fzd_ops;
+/* vectorized= of the ports probed (fuzz_pmd.c; env FZ_VECTORIZED=0|1). */
+extern enum gv_vec_mode fz_pmd_vec_mode;
+/* Runs whose port started on a vector RX path. */
+extern unsigned int fz_pmd_vec_runs;
 extern struct fzd g_fzd;
 
 /* Allocate the per-queue device state once (EAL up). */

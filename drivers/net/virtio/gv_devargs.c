@@ -27,15 +27,16 @@
 #define KEY_INORDER "in_order"
 #define KEY_PATHSEL "datapath"
 #define KEY_SPEED "speed"
+#define KEY_VEC "vectorized"
 
 static const char *const valid_keys[] = {
 	KEY_PATH, KEY_SERVER, KEY_QUEUES, KEY_QSIZE,	KEY_MAC,
-	KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_PATHSEL, KEY_SPEED, NULL,
+	KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_PATHSEL, KEY_SPEED, KEY_VEC, NULL,
 };
 
 /* net_gvirtio (PCI): no socket. */
 static const char *const pci_keys[] = {
-	KEY_QUEUES, KEY_QSIZE, KEY_MAC, KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_PATHSEL, KEY_SPEED, NULL,
+	KEY_QUEUES, KEY_QSIZE, KEY_MAC, KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_PATHSEL, KEY_SPEED, KEY_VEC, NULL,
 };
 
 /* ------------------------------------------- shared by every parser -- */
@@ -163,6 +164,14 @@ static int parse_one(const char *key, const char *v, void *opaque)
 		return gv_devarg_bool(key, v, &a->mrg);
 	if (!strcmp(key, KEY_INORDER))
 		return gv_devarg_bool(key, v, &a->in_order);
+	if (!strcmp(key, KEY_VEC)) {
+		bool on;
+
+		if (gv_devarg_bool(key, v, &on))
+			return -EINVAL;
+		a->vec_mode = on ? GV_VEC_ON : GV_VEC_OFF;
+		return 0;
+	}
 	if (!strcmp(key, KEY_QUEUES))
 		return gv_devarg_uint(key, v, 1, GV_MAX_QUEUE_PAIRS, &a->queues);
 	if (!strcmp(key, KEY_QSIZE))

@@ -27,6 +27,7 @@ struct gv_user_args {
 	char path[PATH_MAX];
 	bool have_path; /* always true on success: path= is required */
 	bool server, packed, mrg, in_order;
+	enum gv_vec_mode vec_mode; /* vectorized=0|1 (OFF|ON), default AUTO */
 	uint32_t queues; /* 1..GV_MAX_QUEUE_PAIRS, default 1 */
 	uint32_t queue_size; /* GV_USER_QUEUE_MIN..GV_USER_QUEUE_MAX */
 	uint32_t speed; /* Mbps, any 32-bit value */

@@ -686,7 +686,8 @@ static int gv_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 		uint32_t frame = (uint32_t)mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN +
 				 RTE_VLAN_HLEN + hw->hdr_size;
 
-		if (hw->rx_path == GV_RX_SIMPLE && frame > rx_mbuf_room(dev)) {
+		if ((hw->rx_path == GV_RX_SIMPLE || gv_rx_path_vec(hw->rx_path)) &&
+		    frame > rx_mbuf_room(dev)) {
 			GV_LOG(ERR, "%s: MTU %u does not fit the running rx path; stop the port first",
 			       hw->name, mtu);
 			return -EBUSY;

@@ -322,15 +322,17 @@ static const struct gv_transport_ops loop_ops = {
 #define KEY_SPEED "speed"
 #define KEY_PATHSEL "datapath"
 #define KEY_CTRL_SILENT "ctrl_silent"
+#define KEY_VEC "vectorized"
 
 static const char *const valid_keys[] = {
 	KEY_QUEUES, KEY_QSIZE, KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_FEATURES,
-	KEY_MAC, KEY_MTU, KEY_SPEED, KEY_PATHSEL, KEY_CTRL_SILENT, NULL,
+	KEY_MAC, KEY_MTU, KEY_SPEED, KEY_PATHSEL, KEY_CTRL_SILENT, KEY_VEC, NULL,
 };
 
 struct loop_args {
 	uint32_t queues, queue_size, mtu, speed;
 	bool packed, mrg, in_order;
+	enum gv_vec_mode vec_mode;
 	bool ctrl_silent; /* a device that never answers control commands */
 	uint64_t extra;
 	bool have_mac;
@@ -373,6 +375,14 @@ static int parse_one(const char *key, const char *v, void *opaque)
 		return gv_devarg_bool(key, v, &a->mrg);
 	if (!strcmp(key, KEY_INORDER))
 		return gv_devarg_bool(key, v, &a->in_order);
+	if (!strcmp(key, KEY_VEC)) {
+		bool on;
+
+		if (gv_devarg_bool(key, v, &on))
+			return -EINVAL;
+		a->vec_mode = on ? GV_VEC_ON : GV_VEC_OFF;
+		return 0;
+	}
 	if (!strcmp(key, KEY_FEATURES))
 		return parse_features(v, &a->extra);
 	if (!strcmp(key, KEY_MAC))
@@ -475,6 +485,7 @@ static int loop_probe(struct rte_vdev_device *vdev)
 	hw->want_mrg = a.mrg;
 	hw->want_in_order = a.in_order;
 	hw->force_path = a.force;
+	hw->vec_mode = a.vec_mode;
 	hw->use_va = true; /* the speed comes from the config space (SPEED_DUPLEX) */
 	hw->max_mtu = (uint16_t)a.mtu;
 	memcpy(hw->mac.addr_bytes, lp->mac, 6);

@@ -22,22 +22,30 @@ struct path_row {
 	uint64_t offloads; /* offloads the path supports */
 	bool one_mbuf; /* frames must fit one mbuf (RX) */
 	enum gv_force_path cls; /* the datapath= value that selects it */
+	bool vec; /* a vector path: only if vec_ok() and the CPU has it */
 };
 
 static const struct path_row rx_rows[] = {
 	{ GV_RX_MRG, "mergeable", GV_BIT(GV_NET_F_MRG_RXBUF), 0,
-	  GV_RX_OFFLOAD_ALL, false, GV_FORCE_NONE },
+	  GV_RX_OFFLOAD_ALL, false, GV_FORCE_NONE, false },
+	/* The simple path's vector bodies (gv_rx_vec.c): split rings only. */
+	{ GV_RX_VEC_AVX2, "vectorized (AVX2)", 0,
+	  GV_BIT(GV_NET_F_MRG_RXBUF) | GV_BIT(GV_F_RING_PACKED), GV_RX_OFFLOAD_SIMPLE, true,
+	  GV_FORCE_SIMPLE, true },
+	{ GV_RX_VEC_SSE, "vectorized (SSE)", 0,
+	  GV_BIT(GV_NET_F_MRG_RXBUF) | GV_BIT(GV_F_RING_PACKED), GV_RX_OFFLOAD_SIMPLE, true,
+	  GV_FORCE_SIMPLE, true },
 	{ GV_RX_SIMPLE, "simple", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
-	  GV_RX_OFFLOAD_SIMPLE, true, GV_FORCE_SIMPLE },
+	  GV_RX_OFFLOAD_SIMPLE, true, GV_FORCE_SIMPLE, false },
 	{ GV_RX_FULL, "full", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
-	  GV_RX_OFFLOAD_ALL, false, GV_FORCE_FULL },
+	  GV_RX_OFFLOAD_ALL, false, GV_FORCE_FULL, false },
 };
 
 static const struct path_row tx_rows[] = {
-	{ GV_TX_INORDER, "inorder", GV_BIT(GV_F_IN_ORDER), 0, 0, false, GV_FORCE_INORDER },
+	{ GV_TX_INORDER, "inorder", GV_BIT(GV_F_IN_ORDER), 0, 0, false, GV_FORCE_INORDER, false },
 	/* With IN_ORDER a device may close a batch with one entry: inorder reclaims it. */
-	{ GV_TX_SIMPLE, "simple", 0, GV_BIT(GV_F_IN_ORDER), 0, false, GV_FORCE_SIMPLE },
-	{ GV_TX_FULL, "full", 0, 0, GV_TX_OFFLOAD_ALL, false, GV_FORCE_FULL },
+	{ GV_TX_SIMPLE, "simple", 0, GV_BIT(GV_F_IN_ORDER), 0, false, GV_FORCE_SIMPLE, false },
+	{ GV_TX_FULL, "full", 0, 0, GV_TX_OFFLOAD_ALL, false, GV_FORCE_FULL, false },
 };
 
 const char *gv_rx_path_name(enum gv_rx_path p)
@@ -69,15 +77,24 @@ static bool row_fits(const struct path_row *r, uint64_t features, uint64_t offlo
  * MRG_RXBUF is negotiated) serves every class.
  */
 static int pick(const struct path_row *rows, size_t n, uint64_t features, uint64_t offloads,
-		bool fits, enum gv_force_path force)
+		bool fits, enum gv_force_path force, bool vec_ok)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (force != GV_FORCE_NONE && rows[i].cls != force && rows[i].cls != GV_FORCE_NONE)
+			continue;
+		if (rows[i].vec && !(vec_ok && gv_rx_vec_usable((enum gv_rx_path)rows[i].path)))
 			continue;
 		if (row_fits(&rows[i], features, offloads, fits))
 			return rows[i].path;
 	}
 	return -1;
+}
+
+/* vectorized=1, or no devarg and IN_ORDER negotiated (enum gv_vec_mode). */
+static bool vec_ok(const struct gv_hw *hw)
+{
+	return hw->vec_mode == GV_VEC_ON ||
+	       (hw->vec_mode == GV_VEC_AUTO && gv_has(hw, GV_F_IN_ORDER));
 }
 
 int gv_path_select(struct gv_hw *hw, uint64_t rx_offloads, uint64_t tx_offloads,
@@ -87,8 +104,10 @@ int gv_path_select(struct gv_hw *hw, uint64_t rx_offloads, uint64_t tx_offloads,
 	/* RX has no in-order variant of its own: the core handles IN_ORDER. */
 	enum gv_force_path rx_force = hw->force_path == GV_FORCE_INORDER ? GV_FORCE_SIMPLE
 									 : hw->force_path;
-	int rx = pick(rx_rows, RTE_DIM(rx_rows), hw->features, rx_offloads, fits, rx_force);
-	int tx = pick(tx_rows, RTE_DIM(tx_rows), hw->features, tx_offloads, true, hw->force_path);
+	int rx = pick(rx_rows, RTE_DIM(rx_rows), hw->features, rx_offloads, fits, rx_force,
+		      vec_ok(hw));
+	int tx = pick(tx_rows, RTE_DIM(tx_rows), hw->features, tx_offloads, true, hw->force_path,
+		      false);
 
 	if (rx < 0 || tx < 0) {
 		GV_LOG(ERR, "%s: datapath forced to a path that cannot serve this configuration "
@@ -100,6 +119,10 @@ int gv_path_select(struct gv_hw *hw, uint64_t rx_offloads, uint64_t tx_offloads,
 	}
 	hw->rx_path = (enum gv_rx_path)rx;
 	hw->tx_path = (enum gv_tx_path)tx;
+	if (hw->vec_mode == GV_VEC_ON && !gv_rx_path_vec(hw->rx_path))
+		GV_LOG(INFO, "%s: vectorized=1: no vector rx path fits (it needs a split ring, "
+		       "no mergeable buffers, no rx offloads, frames in one mbuf, and SSE4.2 "
+		       "within EAL's SIMD limit)", hw->name);
 	GV_LOG(INFO, "%s: rx path %s, tx path %s (%s ring)", hw->name, gv_rx_path_name(hw->rx_path),
 	       gv_tx_path_name(hw->tx_path), hw->layout == GV_LAYOUT_PACKED ? "packed" : "split");
 	return 0;

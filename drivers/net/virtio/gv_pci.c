@@ -493,6 +493,7 @@ static int pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pdev)
 	hw->want_mrg = a.mrg;
 	hw->want_in_order = a.in_order;
 	hw->force_path = a.force;
+	hw->vec_mode = a.vec_mode;
 	if (a.speed)
 		hw->speed = a.speed;
 	hw->use_va = false; /* the device reads guest memory at IOVAs */

@@ -38,6 +38,8 @@ enum gv_rx_path {
 	GV_RX_SIMPLE, /* one buffer per packet, no offloads */
 	GV_RX_MRG, /* mergeable buffers: packets span num_buffers mbufs */
 	GV_RX_FULL, /* chains of mbufs per packet, offloads, no MRG_RXBUF */
+	GV_RX_VEC_SSE, /* simple on a fixed split ring, SSE4.2 (gv_rx_vec.c) */
+	GV_RX_VEC_AVX2, /* the same, AVX2 */
 	GV_RX_PATH_MAX,
 };
 
@@ -55,6 +57,14 @@ enum gv_force_path {
 	GV_FORCE_INORDER,
 	GV_FORCE_FULL,
 };
+
+/*
+ * vectorized=: the vector RX paths (gv_rx_vec.c). AUTO (no devarg): where
+ * eligible and IN_ORDER is negotiated (the device then uses buffers in
+ * the order they were made available, which the fixed ring relies on for
+ * its speed); ON: where eligible, in order or not.
+ */
+enum gv_vec_mode { GV_VEC_AUTO, GV_VEC_OFF, GV_VEC_ON };
 
 const char *gv_rx_path_name(enum gv_rx_path p);
 const char *gv_tx_path_name(enum gv_tx_path p);
@@ -155,6 +165,7 @@ struct gv_hw {
 	uint16_t queue_size; /* queue_size= */
 	bool want_packed, want_mrg, want_in_order;
 	enum gv_force_path force_path;
+	enum gv_vec_mode vec_mode; /* vectorized= */
 	uint32_t speed; /* speed= in Mbps, 0: unknown */
 	bool use_va; /* descriptors carry virtual addresses (vhost-user) */
 
@@ -221,6 +232,17 @@ uint16_t gv_tx_owned(const struct gv_hw *hw, struct gv_txq *txq, struct rte_mbuf
 		     uint16_t n);
 void gv_rxq_drain(struct gv_rxq *rxq);
 void gv_txq_drain(struct gv_txq *txq);
+
+/* gv_rx_vec.c: the vector RX paths (split, one mbuf per packet). */
+static inline bool gv_rx_path_vec(enum gv_rx_path p)
+{
+	return p == GV_RX_VEC_SSE || p == GV_RX_VEC_AVX2;
+}
+/* This CPU and EAL's SIMD limit (--force-max-simd-bitwidth) allow path p. */
+bool gv_rx_vec_usable(enum gv_rx_path p);
+gv_burst_fn gv_rx_vec_fn(const struct gv_hw *hw, enum gv_rx_path p);
+/* Fixed-ring mode and the first buffers (port start, restart). */
+void gv_rxq_refill_vec(struct gv_rxq *rxq);
 
 /* gv_path.c */
 /*

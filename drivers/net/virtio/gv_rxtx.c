@@ -215,7 +215,9 @@ void gv_rxq_refill(struct gv_rxq *rxq)
 			       ? RTE_MBUF_F_EXTERNAL : 0;
 	rxq->seg_len = (uint32_t)rte_pktmbuf_data_room_size(rxq->mp) - RTE_PKTMBUF_HEADROOM +
 		       rxq->hdr_size;
-	if (hw->layout == GV_LAYOUT_PACKED)
+	if (gv_rx_path_vec(hw->rx_path))
+		gv_rxq_refill_vec(rxq);
+	else if (hw->layout == GV_LAYOUT_PACKED)
 		rx_refill(rxq, GV_LAYOUT_PACKED, hw->barrier);
 	else
 		rx_refill(rxq, GV_LAYOUT_SPLIT, hw->barrier);
@@ -471,6 +473,9 @@ gv_burst_fn gv_rx_fn(const struct gv_hw *hw, enum gv_rx_path p)
 		return gv_burst_pick(rx_mrg_body_fns, hw);
 	case GV_RX_FULL:
 		return gv_burst_pick(rx_full_fns, hw);
+	case GV_RX_VEC_SSE:
+	case GV_RX_VEC_AVX2:
+		return gv_rx_vec_fn(hw, p);
 	default:
 		return gv_burst_none;
 	}

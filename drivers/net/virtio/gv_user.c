@@ -724,6 +724,7 @@ static int user_probe(struct rte_vdev_device *vdev)
 	hw->want_mrg = a.mrg;
 	hw->want_in_order = a.in_order;
 	hw->force_path = a.force;
+	hw->vec_mode = a.vec_mode;
 	hw->speed = a.speed;
 	hw->use_va = true;
 	if (a.have_mac)

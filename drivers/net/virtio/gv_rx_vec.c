@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gv_rx_vec.c - the vectorized RX paths: the simple RX path (one mbuf per
+ * packet, no offloads, no mergeable buffers) on a split ring in the
+ * core's fixed mode (common/ring/gv_vq_fixed.h), with SSE4.2 and AVX2
+ * bodies chosen at start from the CPU's flags and EAL's SIMD limit.
+ *
+ * A burst reads the used index once, then takes used entries 4 (SSE) or
+ * 8 (AVX2) at a time: one vector check per group that every id is the
+ * one posted at that used position and every length is within the buffer
+ * and longer than the virtio-net header; the mbufs are made fresh packets
+ * with two 16-byte stores each (rearm_data + ol_flags: a constant; the
+ * packet type and lengths: shuffled from the used lengths); bytes, size
+ * bins and multicast are counted per group. Where a group would wrap the
+ * ring end, entries are taken one at a time with the same checks. A
+ * group that fails the check, and every entry while a buffer is out of
+ * order, go one by one through the core's general verb (gvf_take_one),
+ * which validates and counts like gv_vq_get_used(): the queue breaks on a
+ * bad id, length or index; a runt packet is an error and its mbuf is
+ * freed. Refill takes mbufs from the pool straight into the core's
+ * cookie array and writes only descriptor addresses. A queue whose fixed
+ * mode could not be set up moves nothing.
+ *
+ * The vector bodies are compiled with target attributes, so the default
+ * build needs no -march; other architectures get no vector path.
+ */
+#include <rte_cpuflags.h>
+#include <rte_vect.h>
+
+#include "gv_rxtx.h"
+#include "gv_vq_fixed.h"
+
+#ifdef RTE_ARCH_X86
+#include <immintrin.h>
+#endif
+
+static_assert(offsetof(struct rte_mbuf, ol_flags) == offsetof(struct rte_mbuf, rearm_data) + 8,
+	      "mbuf layout");
+static_assert(offsetof(struct rte_mbuf, pkt_len) ==
+	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 4, "mbuf layout");
+static_assert(offsetof(struct rte_mbuf, data_len) ==
+	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 8, "mbuf layout");
+static_assert(offsetof(struct rte_mbuf, hash) ==
+	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 12, "mbuf layout");
+
+bool gv_rx_vec_usable(enum gv_rx_path p)
+{
+#ifdef RTE_ARCH_X86
+	uint16_t simd = rte_vect_get_max_simd_bitwidth();
+
+	if (p == GV_RX_VEC_SSE)
+		return simd >= RTE_VECT_SIMD_128 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_2) > 0;
+	if (p == GV_RX_VEC_AVX2)
+		return simd >= RTE_VECT_SIMD_256 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0;
+#else
+	(void)p;
+#endif
+	return false;
+}
+
+/* ------------------------------------------------ what both widths share -- */
+
+/*
+ * The pool could not give n at once: fewer (halving) while any can be
+ * had, so the ring takes what there is. How many it got; when none, the
+ * free room left is counted as allocation failures.
+ */
+static __rte_noinline uint32_t vec_alloc_short(struct gv_rxq *rxq, void **slots, uint32_t n)
+{
+	while ((n /= 2) != 0 && rte_mempool_get_bulk(rxq->mp, slots, n) != 0)
+		;
+	if (n == 0)
+		rxq->nombuf += gvf_room(rxq->q.vq);
+	return n;
+}
+
+/*
+ * Post buffers on every free position (up to the ring's end, then from
+ * 0), raw from the pool straight into the core's cookie array; then kick.
+ */
+static __rte_always_inline void vec_refill(struct gv_rxq *rxq, const enum gv_barrier B)
+{
+	struct gv_vq *vq = rxq->q.vq;
+	const uint64_t front = RTE_PKTMBUF_HEADROOM - rxq->hdr_size;
+	uint32_t n;
+	void **slots;
+
+	while ((slots = gvf_post_slots(vq, &n)), n != 0) {
+		if (unlikely(rte_mempool_get_bulk(rxq->mp, slots, n) != 0) &&
+		    (n = vec_alloc_short(rxq, slots, n)) == 0)
+			break;
+		gvf_post_commit(vq, n, rxq->addr_off, front);
+	}
+	kick(&rxq->q, GV_LAYOUT_SPLIT, B);
+}
+
+void gv_rxq_refill_vec(struct gv_rxq *rxq)
+{
+	int ret = gv_vq_fixed_enable(rxq->q.vq, rxq->seg_len);
+
+	if (ret) {
+		GV_LOG(ERR, "%s: rx queue %u: cannot set up the vector path's ring (%s)",
+		       rxq->q.hw->name, rxq->q.queue_id, strerror(-ret));
+		return;
+	}
+	if (rxq->q.hw->barrier == GV_BARRIER_MANDATORY)
+		vec_refill(rxq, GV_BARRIER_MANDATORY);
+	else
+		vec_refill(rxq, GV_BARRIER_SMP);
+}
+
+/* A returned buffer of `len` packet bytes becomes a fresh packet mbuf. */
+static __rte_always_inline void vec_init_one(const struct gv_rxq *rxq, struct rte_mbuf *m,
+					     uint32_t len)
+{
+	const uint64_t type_len = (uint64_t)len << 32;
+	const uint32_t dlen_vlan = (uint16_t)len;
+
+	memcpy((char *)m + offsetof(struct rte_mbuf, rearm_data), &rxq->mbuf_rearm, 8);
+	m->ol_flags = rxq->mbuf_ol;
+	memcpy((char *)m + offsetof(struct rte_mbuf, rx_descriptor_fields1), &type_len, 8);
+	memcpy((char *)m + offsetof(struct rte_mbuf, rx_descriptor_fields1) + 8, &dlen_vlan, 4);
+}
+
+static __rte_always_inline void vec_count(struct gv_rxq *rxq, const struct rte_mbuf *m,
+					  uint32_t len)
+{
+	count_bins(&rxq->q.st, len, (const uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM, len);
+}
+
+/*
+ * Entries from the current one to `got`, one by one through the core's
+ * general verb (out of order, runts, anything odd). The packets kept.
+ */
+static __rte_noinline uint16_t vec_slow(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint16_t nrx,
+					uint32_t left, uint64_t *bytes)
+{
+	const uint16_t hdr = rxq->hdr_size;
+
+	while (left--) {
+		void *ck;
+		uint32_t len;
+		struct rte_mbuf *m;
+
+		if (!gvf_take_one(rxq->q.vq, &ck, &len))
+			break; /* broken: the mbuf stays posted, detach gives it back */
+		m = ck;
+		if (unlikely(len <= hdr)) {
+			rxq->q.st.errors++;
+			vec_init_one(rxq, m, 0);
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		vec_init_one(rxq, m, len - hdr);
+		*bytes += len - hdr;
+		vec_count(rxq, m, len - hdr);
+		pkts[nrx++] = m;
+	}
+	return nrx;
+}
+
+static __rte_always_inline void vec_finish(struct gv_rxq *rxq, uint16_t nrx, uint64_t bytes,
+					   const enum gv_barrier B)
+{
+	rxq->q.st.bytes += bytes;
+	rxq->q.st.packets += nrx;
+	if (gvf_room(rxq->q.vq) >= rxq->refill_thresh)
+		vec_refill(rxq, B);
+	if (unlikely(gvb_broken(rxq->q.vq)))
+		gv_queue_broken(&rxq->q, "rx");
+}
+
+#ifdef RTE_ARCH_X86
+
+#define GV_SSE __rte_always_inline __attribute__((target("sse4.2")))
+
+/*
+ * The device wrote these bytes: a compiler must not load them again
+ * after the check (an opaque copy in a register).
+ */
+#define GV_OPAQUE(v) __asm__ volatile("" : "+x"(v))
+
+/* Bytes 4j..4j+3 of a vector of lengths into pkt_len, the low two into data_len. */
+#define GV_FIELDS_SHUF(j)                                                                  \
+	_mm_setr_epi8(-1, -1, -1, -1, 4 * (j), 4 * (j) + 1, 4 * (j) + 2, 4 * (j) + 3, 4 * (j), \
+		      4 * (j) + 1, -1, -1, -1, -1, -1, -1)
+
+/* Four mbufs from four packet lengths (lanes 0..3 of plen). */
+static GV_SSE void vec_init4(__m128i rearm_ol, __m128i plen, struct rte_mbuf *m0,
+			     struct rte_mbuf *m1, struct rte_mbuf *m2, struct rte_mbuf *m3)
+{
+	const size_t ra = offsetof(struct rte_mbuf, rearm_data);
+	const size_t df = offsetof(struct rte_mbuf, rx_descriptor_fields1);
+
+	_mm_storeu_si128((__m128i *)((char *)m0 + ra), rearm_ol);
+	_mm_storeu_si128((__m128i *)((char *)m1 + ra), rearm_ol);
+	_mm_storeu_si128((__m128i *)((char *)m2 + ra), rearm_ol);
+	_mm_storeu_si128((__m128i *)((char *)m3 + ra), rearm_ol);
+	_mm_storeu_si128((__m128i *)((char *)m0 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(0)));
+	_mm_storeu_si128((__m128i *)((char *)m1 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(1)));
+	_mm_storeu_si128((__m128i *)((char *)m2 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(2)));
+	_mm_storeu_si128((__m128i *)((char *)m3 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(3)));
+}
+
+/* The first byte of a fresh mbuf's data (its destination's group bit). */
+static __rte_always_inline uint8_t vec_byte0(const struct rte_mbuf *m)
+{
+	return *((const uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM);
+}
+
+/* Multicast and broadcast among n packets of a group (some has the group bit). */
+static __rte_noinline void vec_mcast(struct gv_qstats *st, struct rte_mbuf *const *m, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		const uint8_t *d = rte_pktmbuf_mtod(m[i], const uint8_t *);
+
+		if ((d[0] & 1) && m[i]->data_len >= RTE_ETHER_ADDR_LEN) {
+			if (rte_is_broadcast_ether_addr((const struct rte_ether_addr *)d))
+				st->broadcast++;
+			else
+				st->multicast++;
+		}
+	}
+}
+
+/*
+ * Size bins from per-threshold counts: lt[t] packets shorter than 64, 65,
+ * 128, 256, 512, 1024, 1519 bytes, of n.
+ */
+static __rte_always_inline void vec_bins(struct gv_qstats *st, const uint32_t lt[7], uint32_t n)
+{
+	st->size_bins[0] += lt[0];
+	for (unsigned int t = 1; t < 7; t++)
+		st->size_bins[t] += lt[t] - lt[t - 1];
+	st->size_bins[7] += n - lt[6];
+}
+
+/*
+ * Groups of 8 (AVX2) / 4 (SSE4.2) entries from *kp while there are that
+ * many, they do not wrap the ring end and they are valid in step (id ==
+ * position, header < length <= buffer, one vector check); the packets go
+ * to pkts[*kp...], the queue's bytes, size bins and multicast counters
+ * are updated. Out of line: a call per burst, so the burst template needs
+ * no target attribute.
+ */
+static __rte_noinline __attribute__((target("avx2"))) void
+vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t got)
+{
+	struct gv_vq *vq = rxq->q.vq;
+	const struct gv_split_used_elem *ring = gvf_used_ring(vq);
+	void *const *cks = gvf_cookies(vq);
+	const uint16_t lu = gvf_last_used(vq);
+	const uint32_t mask = gvf_mask(vq), num = mask + 1;
+	const uint32_t hdr = rxq->hdr_size;
+	const __m256i hdr1 = _mm256_set1_epi32((int)(hdr + 1));
+	const __m256i lim = _mm256_set1_epi32((int)(gvf_len(vq) - hdr - 1));
+	const __m256i hdrv = _mm256_set1_epi32((int)hdr);
+	/* ids and lengths come out of the shuffle as entries 0 1 4 5 2 3 6 7 */
+	const __m256i step = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
+	const __m128i rearm_ol = _mm_set_epi64x((long long)rxq->mbuf_ol,
+						(long long)rxq->mbuf_rearm);
+	__m256i sum = _mm256_setzero_si256(), lt[7];
+	const uint32_t k0 = *kp;
+	uint32_t k = k0;
+
+	for (unsigned int t = 0; t < 7; t++)
+		lt[t] = _mm256_setzero_si256();
+	while (got - k >= 8) {
+		const uint32_t pos = (uint16_t)(lu + k) & mask;
+		__m256i e0, e1, ids, lens, t, ok, plen;
+		__m128i lo, hi;
+		struct rte_mbuf *m[8];
+
+		if (pos + 8 > num)
+			break;
+		e0 = _mm256_loadu_si256((const __m256i *)&ring[pos]);
+		e1 = _mm256_loadu_si256((const __m256i *)&ring[pos + 4]);
+		GV_OPAQUE(e0);
+		GV_OPAQUE(e1);
+		ids = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(e0),
+							    _mm256_castsi256_ps(e1),
+							    _MM_SHUFFLE(2, 0, 2, 0)));
+		lens = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(e0),
+							     _mm256_castsi256_ps(e1),
+							     _MM_SHUFFLE(3, 1, 3, 1)));
+		t = _mm256_sub_epi32(lens, hdr1);
+		ok = _mm256_and_si256(
+			_mm256_cmpeq_epi32(ids, _mm256_add_epi32(_mm256_set1_epi32((int)pos), step)),
+			_mm256_cmpeq_epi32(_mm256_max_epu32(t, lim), lim));
+		if (unlikely(_mm256_movemask_epi8(ok) != -1))
+			break;
+		plen = _mm256_sub_epi32(lens, hdrv);
+		sum = _mm256_add_epi32(sum, plen);
+		lt[0] = _mm256_sub_epi32(lt[0], _mm256_cmpgt_epi32(_mm256_set1_epi32(64), plen));
+		lt[1] = _mm256_sub_epi32(lt[1], _mm256_cmpgt_epi32(_mm256_set1_epi32(65), plen));
+		lt[2] = _mm256_sub_epi32(lt[2], _mm256_cmpgt_epi32(_mm256_set1_epi32(128), plen));
+		lt[3] = _mm256_sub_epi32(lt[3], _mm256_cmpgt_epi32(_mm256_set1_epi32(256), plen));
+		lt[4] = _mm256_sub_epi32(lt[4], _mm256_cmpgt_epi32(_mm256_set1_epi32(512), plen));
+		lt[5] = _mm256_sub_epi32(lt[5], _mm256_cmpgt_epi32(_mm256_set1_epi32(1024), plen));
+		lt[6] = _mm256_sub_epi32(lt[6], _mm256_cmpgt_epi32(_mm256_set1_epi32(1519), plen));
+		lo = _mm256_castsi256_si128(plen); /* entries 0 1 4 5 */
+		hi = _mm256_extracti128_si256(plen, 1); /* entries 2 3 6 7 */
+		for (unsigned int j = 0; j < 8; j++)
+			m[j] = cks[pos + j];
+		vec_init4(rearm_ol, lo, m[0], m[1], m[4], m[5]);
+		vec_init4(rearm_ol, hi, m[2], m[3], m[6], m[7]);
+		_mm256_storeu_si256((__m256i *)&pkts[k], _mm256_loadu_si256((const __m256i *)&cks[pos]));
+		_mm256_storeu_si256((__m256i *)&pkts[k + 4],
+				    _mm256_loadu_si256((const __m256i *)&cks[pos + 4]));
+		if (unlikely((vec_byte0(m[0]) | vec_byte0(m[1]) | vec_byte0(m[2]) | vec_byte0(m[3]) |
+			      vec_byte0(m[4]) | vec_byte0(m[5]) | vec_byte0(m[6]) | vec_byte0(m[7])) &
+			     1))
+			vec_mcast(&rxq->q.st, m, 8);
+		k += 8;
+	}
+	*kp = k;
+	if (k != k0) {
+		uint32_t c[7];
+		__m128i x;
+
+		for (unsigned int i = 0; i < 7; i++) {
+			x = _mm_add_epi32(_mm256_castsi256_si128(lt[i]), _mm256_extracti128_si256(lt[i], 1));
+			x = _mm_add_epi32(x, _mm_srli_si128(x, 8));
+			c[i] = (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(x, _mm_srli_si128(x, 4)));
+		}
+		vec_bins(&rxq->q.st, c, k - k0);
+		x = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
+		x = _mm_add_epi32(x, _mm_srli_si128(x, 8));
+		rxq->q.st.bytes += (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(x, _mm_srli_si128(x, 4)));
+	}
+}
+
+static __rte_noinline __attribute__((target("sse4.2"))) void
+vec_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t got)
+{
+	struct gv_vq *vq = rxq->q.vq;
+	const struct gv_split_used_elem *ring = gvf_used_ring(vq);
+	void *const *cks = gvf_cookies(vq);
+	const uint16_t lu = gvf_last_used(vq);
+	const uint32_t mask = gvf_mask(vq), num = mask + 1;
+	const uint32_t hdr = rxq->hdr_size;
+	const __m128i hdr1 = _mm_set1_epi32((int)(hdr + 1));
+	const __m128i lim = _mm_set1_epi32((int)(gvf_len(vq) - hdr - 1));
+	const __m128i hdrv = _mm_set1_epi32((int)hdr);
+	const __m128i step = _mm_setr_epi32(0, 1, 2, 3);
+	const __m128i rearm_ol = _mm_set_epi64x((long long)rxq->mbuf_ol,
+						(long long)rxq->mbuf_rearm);
+	__m128i sum = _mm_setzero_si128(), lt[7];
+	const uint32_t k0 = *kp;
+	uint32_t k = k0;
+
+	for (unsigned int t = 0; t < 7; t++)
+		lt[t] = _mm_setzero_si128();
+	while (got - k >= 4) {
+		const uint32_t pos = (uint16_t)(lu + k) & mask;
+		__m128i e0, e1, ids, lens, t, ok, plen;
+		struct rte_mbuf *m[4];
+
+		if (pos + 4 > num)
+			break;
+		e0 = _mm_loadu_si128((const __m128i *)&ring[pos]);
+		e1 = _mm_loadu_si128((const __m128i *)&ring[pos + 2]);
+		GV_OPAQUE(e0);
+		GV_OPAQUE(e1);
+		ids = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(e0), _mm_castsi128_ps(e1),
+						      _MM_SHUFFLE(2, 0, 2, 0)));
+		lens = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(e0), _mm_castsi128_ps(e1),
+						       _MM_SHUFFLE(3, 1, 3, 1)));
+		t = _mm_sub_epi32(lens, hdr1);
+		ok = _mm_and_si128(_mm_cmpeq_epi32(ids, _mm_add_epi32(_mm_set1_epi32((int)pos), step)),
+				   _mm_cmpeq_epi32(_mm_max_epu32(t, lim), lim));
+		if (unlikely(_mm_movemask_epi8(ok) != 0xffff))
+			break;
+		plen = _mm_sub_epi32(lens, hdrv);
+		sum = _mm_add_epi32(sum, plen);
+		lt[0] = _mm_sub_epi32(lt[0], _mm_cmplt_epi32(plen, _mm_set1_epi32(64)));
+		lt[1] = _mm_sub_epi32(lt[1], _mm_cmplt_epi32(plen, _mm_set1_epi32(65)));
+		lt[2] = _mm_sub_epi32(lt[2], _mm_cmplt_epi32(plen, _mm_set1_epi32(128)));
+		lt[3] = _mm_sub_epi32(lt[3], _mm_cmplt_epi32(plen, _mm_set1_epi32(256)));
+		lt[4] = _mm_sub_epi32(lt[4], _mm_cmplt_epi32(plen, _mm_set1_epi32(512)));
+		lt[5] = _mm_sub_epi32(lt[5], _mm_cmplt_epi32(plen, _mm_set1_epi32(1024)));
+		lt[6] = _mm_sub_epi32(lt[6], _mm_cmplt_epi32(plen, _mm_set1_epi32(1519)));
+		for (unsigned int j = 0; j < 4; j++)
+			m[j] = cks[pos + j];
+		vec_init4(rearm_ol, plen, m[0], m[1], m[2], m[3]);
+		_mm_storeu_si128((__m128i *)&pkts[k], _mm_loadu_si128((const __m128i *)&cks[pos]));
+		_mm_storeu_si128((__m128i *)&pkts[k + 2], _mm_loadu_si128((const __m128i *)&cks[pos + 2]));
+		if (unlikely((vec_byte0(m[0]) | vec_byte0(m[1]) | vec_byte0(m[2]) | vec_byte0(m[3])) &
+			     1))
+			vec_mcast(&rxq->q.st, m, 4);
+		k += 4;
+	}
+	*kp = k;
+	if (k != k0) {
+		uint32_t c[7];
+
+		for (unsigned int i = 0; i < 7; i++) {
+			__m128i x = _mm_add_epi32(lt[i], _mm_srli_si128(lt[i], 8));
+
+			c[i] = (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(x, _mm_srli_si128(x, 4)));
+		}
+		vec_bins(&rxq->q.st, c, k - k0);
+		sum = _mm_add_epi32(sum, _mm_srli_si128(sum, 8));
+		rxq->q.st.bytes += (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(sum, _mm_srli_si128(sum, 4)));
+	}
+}
+
+/*
+ * In-step entries one at a time (a group that would wrap the ring end,
+ * the tail of a burst). Stops at the first that is not in step.
+ */
+static __rte_always_inline void vec_singles(struct gv_rxq *rxq, struct rte_mbuf **pkts,
+					    uint32_t *kp, uint32_t got)
+{
+	struct gv_vq *vq = rxq->q.vq;
+	const struct gv_split_used_elem *ring = gvf_used_ring(vq);
+	const uint16_t lu = gvf_last_used(vq);
+	const uint32_t mask = gvf_mask(vq), hdr = rxq->hdr_size, max = gvf_len(vq);
+	uint32_t k = *kp;
+
+	for (; k < got; k++) {
+		const uint32_t pos = (uint16_t)(lu + k) & mask;
+		const uint32_t id = gv_load32(&ring[pos].id), len = gv_load32(&ring[pos].len);
+		struct rte_mbuf *m;
+
+		if (unlikely((id != pos) | (len <= hdr) | (len > max)))
+			break;
+		m = gvf_cookie(vq, pos);
+		vec_init_one(rxq, m, len - hdr);
+		rxq->q.st.bytes += len - hdr;
+		vec_count(rxq, m, len - hdr);
+		pkts[k] = m;
+	}
+	*kp = k;
+}
+
+/*
+ * The burst, width 4 (SSE4.2) or 8 (AVX2), for barrier policy B: groups
+ * while they are valid in step, in-step entries one at a time where a
+ * group would wrap the ring end, the rest (or all, while a buffer is out
+ * of order) by vec_slow.
+ */
+static __rte_always_inline uint16_t vec_burst(struct gv_rxq *rxq, struct rte_mbuf **pkts,
+					      uint16_t n, const int width, const enum gv_barrier B)
+{
+	struct gv_vq *vq = rxq->q.vq;
+	uint32_t got, k = 0;
+	uint64_t bytes = 0;
+	uint16_t nrx;
+
+	if (n > GV_BURST_MAX)
+		n = GV_BURST_MAX;
+	got = gvf_ready(vq, n, B);
+	if (likely(gvf_in_step(vq)) && got) {
+		uint32_t done;
+
+		do {
+			done = k;
+			if (width == 8 && got - k >= 8)
+				vec_groups8(rxq, pkts, &k, got);
+			if (got - k >= 4)
+				vec_groups4(rxq, pkts, &k, got);
+			vec_singles(rxq, pkts, &k, got < k + 4 ? got : k + 4);
+		} while (k != done && k != got);
+		gvf_take_in_step(vq, k);
+	}
+	nrx = (uint16_t)k;
+	if (unlikely(k < got))
+		nrx = vec_slow(rxq, pkts, nrx, got - k, &bytes);
+	vec_finish(rxq, nrx, bytes, B);
+	return nrx;
+}
+
+#define GV_VEC_BURST(name, attr, width, B)                                     \
+	static attr uint16_t name(void *q, struct rte_mbuf **pkts, uint16_t n) \
+	{                                                                      \
+		struct gv_queue *gq = &((struct gv_rxq *)q)->q;                \
+		uint16_t r;                                                    \
+									       \
+		if (unlikely(!gv_queue_enter(gq)))                             \
+			return 0;                                              \
+		r = vec_burst(q, pkts, n, width, B);                           \
+		gv_queue_exit(gq);                                             \
+		return r;                                                      \
+	}
+
+GV_VEC_BURST(rx_vec_sse_smp, __attribute__((target("sse4.2"))), 4, GV_BARRIER_SMP)
+GV_VEC_BURST(rx_vec_sse_mand, __attribute__((target("sse4.2"))), 4, GV_BARRIER_MANDATORY)
+GV_VEC_BURST(rx_vec_avx2_smp, __attribute__((target("avx2"))), 8, GV_BARRIER_SMP)
+GV_VEC_BURST(rx_vec_avx2_mand, __attribute__((target("avx2"))), 8, GV_BARRIER_MANDATORY)
+
+gv_burst_fn gv_rx_vec_fn(const struct gv_hw *hw, enum gv_rx_path p)
+{
+	const bool mand = hw->barrier == GV_BARRIER_MANDATORY;
+
+	if (hw->layout != GV_LAYOUT_SPLIT || !gv_rx_vec_usable(p))
+		return gv_burst_none;
+	if (p == GV_RX_VEC_AVX2)
+		return mand ? rx_vec_avx2_mand : rx_vec_avx2_smp;
+	return mand ? rx_vec_sse_mand : rx_vec_sse_smp;
+}
+
+#else /* !RTE_ARCH_X86 */
+
+gv_burst_fn gv_rx_vec_fn(const struct gv_hw *hw, enum gv_rx_path p)
+{
+	(void)hw;
+	(void)p;
+	return gv_burst_none;
+}
+
+#endif

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_rx_vec.c - the vector RX paths (drivers/net/virtio/gv_rx_vec.c)
+ * over the loopback device: which path vectorized=1 gets under EAL's
+ * SIMD limit (argv[1] is passed to EAL: --force-max-simd-bitwidth=64
+ * must give the scalar path, =128 SSE, the default the widest the CPU
+ * has), asserted from the port's xstats and its log; the default
+ * (vector with IN_ORDER, else scalar) and vectorized=0; the scalar paths
+ * where the vector one is not eligible (packed ring, RX offloads, large
+ * frames), with the log saying why; traffic of every length on ring
+ * sizes from 32 to 1024 with the bytes, order, counters and size bins
+ * checked; stop/start cycles give every mbuf back; a pool smaller than
+ * the ring.
+ */
+#include <stdlib.h>
+
+#include <rte_cpuflags.h>
+#include <rte_vect.h>
+
+#include "gv_test_loop.h"
+
+/* GV_RX_* of gv_pmd.h, as the rx_path xstat reports them. */
+enum { RX_SIMPLE = 0, RX_MRG = 1, RX_FULL = 2, RX_VEC_SSE = 3, RX_VEC_AVX2 = 4 };
+
+static unsigned int simd_limit; /* --force-max-simd-bitwidth, 0: EAL's default */
+static FILE *log_f;
+static char *log_buf;
+static size_t log_len, log_mark;
+
+static void log_start(void)
+{
+	fflush(log_f);
+	log_mark = log_len;
+}
+
+/* The log since log_start() has a line containing `what`. */
+static bool log_has(const char *what)
+{
+	fflush(log_f);
+	if (log_len <= log_mark)
+		return false;
+	return memmem(log_buf + log_mark, log_len - log_mark, what, strlen(what)) != NULL;
+}
+
+/* What vectorized=1 must get on an eligible port, from the CPU and the limit. */
+static int expected_vec_path(void)
+{
+#ifdef RTE_ARCH_X86
+	unsigned int limit = simd_limit ? simd_limit : RTE_VECT_SIMD_256;
+
+	if (limit >= 256 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0)
+		return RX_VEC_AVX2;
+	if (limit >= 128 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_2) > 0)
+		return RX_VEC_SSE;
+#endif
+	return RX_SIMPLE;
+}
+
+static const char *path_log(int path)
+{
+	return path == RX_VEC_AVX2 ? "rx path vectorized (AVX2)"
+	       : path == RX_VEC_SSE ? "rx path vectorized (SSE)" : "rx path simple";
+}
+
+static uint64_t xstat(const struct port *p, const char *name)
+{
+	uint64_t id, v;
+
+	assert_int_equal(rte_eth_xstats_get_id_by_name(p->id, name, &id), 0);
+	assert_int_equal(rte_eth_xstats_get_by_id(p->id, &id, &v, 1), 1);
+	return v;
+}
+
+/* The port's chosen RX path is `path`, and its log says so. */
+static void check_path(const struct port *p, int path)
+{
+	assert_int_equal(xstat(p, "rx_path"), (uint64_t)path);
+	assert_true(log_has(path_log(path)));
+	if (path < RX_VEC_SSE)
+		assert_true(log_has("vectorized=1: no vector rx path fits"));
+}
+
+static void test_path_choice(void **state)
+{
+	struct port_cfg cfg = { 0 };
+	struct port p;
+	int want = expected_vec_path();
+
+	(void)state;
+	print_message("SIMD limit %u: expecting %s\n", simd_limit, path_log(want));
+	log_start();
+	assert_int_equal(port_probe(&p, "packed_vq=0,mrg_rxbuf=0,vectorized=1"), 0);
+	port_start(&p, &cfg);
+	check_path(&p, want);
+	port_remove(&p);
+	/* Without the devarg: the vector path with IN_ORDER (the default), else scalar. */
+	log_start();
+	assert_int_equal(port_probe(&p, "packed_vq=0,mrg_rxbuf=0"), 0);
+	port_start(&p, &cfg);
+	assert_int_equal(xstat(&p, "rx_path"), (uint64_t)want);
+	assert_true(log_has(path_log(want)));
+	assert_false(log_has("vectorized=1"));
+	port_remove(&p);
+	log_start();
+	assert_int_equal(port_probe(&p, "packed_vq=0,mrg_rxbuf=0,in_order=0"), 0);
+	port_start(&p, &cfg);
+	assert_int_equal(xstat(&p, "rx_path"), RX_SIMPLE);
+	assert_false(log_has("vectorized"));
+	port_remove(&p);
+	/* vectorized=0: scalar, in order or not. */
+	log_start();
+	assert_int_equal(port_probe(&p, "packed_vq=0,mrg_rxbuf=0,vectorized=0"), 0);
+	port_start(&p, &cfg);
+	assert_int_equal(xstat(&p, "rx_path"), RX_SIMPLE);
+	assert_false(log_has("vectorized"));
+	port_remove(&p);
+}
+
+/* vectorized=1 where no vector path fits: the scalar rules, and the log says why. */
+static void test_not_eligible(void **state)
+{
+	static const struct {
+		const char *args;
+		uint64_t rxo;
+		uint16_t mtu;
+		int path;
+	} cases[] = {
+		{ "packed_vq=1,mrg_rxbuf=0,vectorized=1", 0, 0, RX_SIMPLE },
+		{ "packed_vq=0,mrg_rxbuf=1,vectorized=1", 0, 0, RX_MRG },
+		{ "packed_vq=0,mrg_rxbuf=0,vectorized=1", RTE_ETH_RX_OFFLOAD_UDP_CKSUM, 0, RX_FULL },
+		{ "packed_vq=0,mrg_rxbuf=0,mtu=9000,vectorized=1", 0, 9000, RX_FULL },
+		{ "packed_vq=0,mrg_rxbuf=0,datapath=full,vectorized=1", 0, 0, RX_FULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < RTE_DIM(cases); i++) {
+		struct port_cfg cfg = { .rxo = cases[i].rxo, .mtu = cases[i].mtu };
+		struct port p;
+
+		print_message("%s rx offloads 0x%" PRIx64 "\n", cases[i].args, cases[i].rxo);
+		log_start();
+		assert_int_equal(port_probe(&p, cases[i].args), 0);
+		port_start(&p, &cfg);
+		assert_int_equal(xstat(&p, "rx_path"), (uint64_t)cases[i].path);
+		assert_true(log_has("vectorized=1: no vector rx path fits"));
+		port_remove(&p);
+	}
+}
+
+/*
+ * Frames of every length from 60 to 1514 bytes through the loopback, in
+ * bursts of 1 to 32 so that the used ring wraps at every offset: each
+ * comes back once, in order, with its bytes; packets, bytes and size bins
+ * agree with what was sent; no error, no hardening counter.
+ */
+static void run_traffic(const char *args, uint32_t total)
+{
+	struct port_cfg cfg = { 0 };
+	struct port p;
+	struct rte_ether_addr mac;
+	uint8_t want[1600], got[1600];
+	uint64_t bytes = 0, bins[8] = { 0 };
+	uint32_t seq = 0, rx = 0;
+
+	print_message("devargs: %s, %u frames\n", args, total);
+	log_start();
+	assert_int_equal(port_probe(&p, args), 0);
+	port_start(&p, &cfg);
+	assert_int_equal(xstat(&p, "rx_path"), (uint64_t)expected_vec_path());
+	rte_eth_macaddr_get(p.id, &mac);
+	while (seq < total) {
+		struct rte_mbuf *tx[32], *r[64];
+		uint16_t n = (uint16_t)(1 + (seq / 7) % 32), k;
+
+		if (n > total - seq)
+			n = (uint16_t)(total - seq);
+		for (uint16_t i = 0; i < n; i++)
+			tx[i] = frame(mp, &mac, flen(seq + i), seq + i, -1);
+		send_all(&p, 0, tx, n);
+		k = recv_all(&p, 0, r, 64);
+		assert_int_equal(k, n);
+		for (uint16_t i = 0; i < k; i++) {
+			uint32_t s_seq, len = r[i]->pkt_len;
+			struct rte_mbuf *ref;
+
+			assert_int_equal(len, flen(seq + i));
+			assert_int_equal(r[i]->data_len, len);
+			assert_int_equal(r[i]->nb_segs, 1);
+			assert_int_equal(r[i]->port, p.id);
+			assert_int_equal(r[i]->ol_flags, 0);
+			assert_int_equal(r[i]->packet_type, 0);
+			assert_int_equal(rte_mbuf_refcnt_read(r[i]), 1);
+			pkt_copy(r[i], len, got);
+			memcpy(&s_seq, got + 14 + 28, 4);
+			assert_int_equal(s_seq, seq + i);
+			ref = frame(mp, &mac, len, s_seq, -1);
+			memcpy(want, rte_pktmbuf_mtod(ref, void *), len);
+			rte_pktmbuf_free(ref);
+			assert_memory_equal(got, want, len);
+			bytes += len;
+			bins[len == 64 ? 1 : len < 64 ? 0 : len <= 127 ? 2 : len <= 255 ? 3
+			     : len <= 511 ? 4 : len <= 1023 ? 5 : 6]++;
+		}
+		free_all(r, k);
+		rx += k;
+		seq += n;
+	}
+	assert_int_equal(xstat(&p, "rx_good_packets"), rx);
+	assert_int_equal(xstat(&p, "rx_good_bytes"), bytes);
+	assert_int_equal(xstat(&p, "rx_errors"), 0);
+	assert_int_equal(xstat(&p, "rx_q0_size_64_packets"), bins[1]);
+	assert_int_equal(xstat(&p, "rx_q0_size_65_127_packets"), bins[2]);
+	assert_int_equal(xstat(&p, "rx_q0_size_1024_1518_packets"), bins[6]);
+	assert_int_equal(xstat(&p, "rx_q0_bad_id") + xstat(&p, "rx_q0_id_not_inflight") +
+				 xstat(&p, "rx_q0_bad_len") + xstat(&p, "rx_q0_bad_used_idx") +
+				 xstat(&p, "rx_q0_bad_order"),
+			 0);
+	port_remove(&p);
+	assert_int_equal(rte_mempool_in_use_count(mp), 0);
+}
+
+static void test_traffic(void **state)
+{
+	(void)state;
+	run_traffic("packed_vq=0,mrg_rxbuf=0,vectorized=1", 3000);
+	run_traffic("packed_vq=0,mrg_rxbuf=0,in_order=0,vectorized=1", 3000);
+	run_traffic("packed_vq=0,mrg_rxbuf=0,queue_size=32,vectorized=1", 2000);
+	run_traffic("packed_vq=0,mrg_rxbuf=0,in_order=0,queue_size=1024,vectorized=1", 3000);
+	run_traffic("packed_vq=0,mrg_rxbuf=0,features=0x1000000000,vectorized=1", 1000);
+}
+
+/* Stop/start cycles with traffic in between: every mbuf comes back. */
+static void test_restart(void **state)
+{
+	struct port_cfg cfg = { 0 };
+	struct port p;
+	struct rte_ether_addr mac;
+
+	(void)state;
+	assert_int_equal(port_probe(&p, "packed_vq=0,mrg_rxbuf=0,vectorized=1"), 0);
+	port_start(&p, &cfg);
+	rte_eth_macaddr_get(p.id, &mac);
+	for (int cycle = 0; cycle < 20; cycle++) {
+		struct rte_mbuf *tx[16], *r[32];
+		uint16_t n = (uint16_t)(1 + cycle % 16), k;
+
+		for (uint16_t i = 0; i < n; i++)
+			tx[i] = frame(mp, &mac, flen(cycle + i), i, -1);
+		send_all(&p, 0, tx, n);
+		/* Leave some on the ring over the stop. */
+		k = cycle % 2 ? recv_all(&p, 0, r, 32) : 0;
+		assert_true(cycle % 2 == 0 || k == n);
+		free_all(r, k);
+		assert_int_equal(rte_eth_dev_stop(p.id), 0);
+		assert_int_equal(rte_mempool_in_use_count(mp), 0);
+		assert_int_equal(rte_eth_dev_start(p.id), 0);
+		assert_int_equal(xstat(&p, "rx_path"), (uint64_t)expected_vec_path());
+	}
+	port_remove(&p);
+	assert_int_equal(rte_mempool_in_use_count(mp), 0);
+}
+
+/*
+ * A pool smaller than the ring: the refill posts what it gets (halving),
+ * counts the rest as rx_nombuf, traffic still flows while the application
+ * holds and returns mbufs, and every mbuf is back after stop.
+ */
+static void test_small_pool(void **state)
+{
+	struct rte_mempool *small = rte_pktmbuf_pool_create("gvvec_small", 100, 0, 0,
+							    RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	struct rte_eth_conf conf;
+	struct rte_ether_addr mac;
+	struct port p;
+	uint32_t rx = 0;
+
+	(void)state;
+	assert_non_null(small);
+	assert_int_equal(port_probe(&p, "packed_vq=0,mrg_rxbuf=0,vectorized=1"), 0);
+	memset(&conf, 0, sizeof(conf));
+	assert_int_equal(rte_eth_dev_configure(p.id, 1, 1, &conf), 0);
+	assert_int_equal(rte_eth_rx_queue_setup(p.id, 0, 256, SOCKET_ID_ANY, NULL, small), 0);
+	assert_int_equal(rte_eth_tx_queue_setup(p.id, 0, 256, SOCKET_ID_ANY, NULL), 0);
+	assert_int_equal(rte_eth_dev_start(p.id), 0);
+	assert_int_equal(xstat(&p, "rx_path"), (uint64_t)expected_vec_path());
+	/* 100 of 256 posted: the pool is empty, the shortfall counted. */
+	assert_int_equal(rte_mempool_avail_count(small), 0);
+	assert_true(xstat(&p, "rx_mbuf_allocation_errors") > 0);
+	rte_eth_macaddr_get(p.id, &mac);
+	for (uint32_t round = 0; round < 40; round++) {
+		struct rte_mbuf *tx[16], *r[32];
+		uint16_t k;
+
+		for (uint16_t i = 0; i < 16; i++)
+			tx[i] = frame(mp, &mac, flen(round * 16 + i), round * 16 + i, -1);
+		send_all(&p, 0, tx, 16);
+		k = recv_all(&p, 0, r, 32);
+		assert_int_equal(k, 16);
+		for (uint16_t i = 0; i < k; i++)
+			assert_int_equal(r[i]->pkt_len, flen(round * 16 + i));
+		free_all(r, k);
+		rx += k;
+	}
+	assert_int_equal(xstat(&p, "rx_good_packets"), rx);
+	port_remove(&p);
+	assert_int_equal(rte_mempool_avail_count(small), 100);
+	assert_int_equal(rte_mempool_in_use_count(mp), 0);
+	rte_mempool_free(small);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_path_choice),
+		cmocka_unit_test(test_not_eligible),
+		cmocka_unit_test(test_traffic),
+		cmocka_unit_test(test_restart),
+		cmocka_unit_test(test_small_pool),
+	};
+	static char prefix[64];
+	char *eal[] = { argv[0], "--no-huge", "-m", "256", "--no-pci", "--no-telemetry",
+			"--log-level=pmd.net.gvirtio:info", prefix, "-l", "0", NULL, NULL };
+	int n = 10, ret;
+
+	snprintf(prefix, sizeof(prefix), "--file-prefix=gvvec_%d", (int)getpid());
+	if (argc > 1) {
+		const char *v = strchr(argv[1], '=');
+
+		eal[n++] = argv[1];
+		simd_limit = v ? (unsigned int)atoi(v + 1) : 0;
+	}
+	if (rte_eal_init(n, eal) < 0) {
+		fprintf(stderr, "rte_eal_init: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	if (rte_vect_get_max_simd_bitwidth() != (simd_limit ? simd_limit : RTE_VECT_SIMD_256)) {
+		fprintf(stderr, "EAL's SIMD limit is %u, not %u\n", rte_vect_get_max_simd_bitwidth(),
+			simd_limit ? simd_limit : RTE_VECT_SIMD_256);
+		return 1;
+	}
+	mp = rte_pktmbuf_pool_create("gvvec_mp", 4095, 128, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				     SOCKET_ID_ANY);
+	log_f = open_memstream(&log_buf, &log_len);
+	if (!mp || !log_f || rte_openlog_stream(log_f))
+		return 1;
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	rte_openlog_stream(NULL);
+	fclose(log_f);
+	free(log_buf);
+	rte_eal_cleanup();
+	return ret;
+}
