@@ -201,6 +201,15 @@ GV_INLINE uint32_t split_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 
 /* ------------------------------------------------------------ packed -- */
 
+/*
+ * Used descriptors as the device normally writes them, in runs that
+ * reach neither the end of the ring nor (IN_ORDER) the end of the order
+ * ring: a one-descriptor chain advances the used position by one, so the
+ * inner loop tests no wrap. Anything else (not used yet, a chain of more
+ * descriptors, a value to classify) ends the run: the general code of
+ * gv_vq_packed.h takes that one entry, or says why not, and the runs go on
+ * after it.
+ */
 GV_INLINE uint32_t packed_get_used_fast(struct gv_vq *vq, void **cookies, uint32_t *lens,
 					uint32_t n, const bool in_order, const enum gv_barrier B)
 {
@@ -209,71 +218,85 @@ GV_INLINE uint32_t packed_get_used_fast(struct gv_vq *vq, void **cookies, uint32
 	uint16_t *const next = vq->next;
 	const uint16_t *const order = vq->order;
 	const uint32_t num = vq->num;
-	uint16_t pos = vq->p.used_idx, free_id = vq->p.free_id;
-	uint8_t wrap = vq->p.used_wrap;
-	uint32_t og = vq->order_get, k, freed = 0;
 	const uint16_t both = GV_DESC_F_AVAIL | GV_DESC_F_USED;
-	uint16_t used_bits = wrap ? both : 0; /* AVAIL and USED of a used descriptor */
+	uint32_t k = 0;
 
 	if (n > vq->inflight)
 		n = vq->inflight;
-	for (k = 0; k < n; k++) {
-		const uint16_t f = gv_load16(&desc[pos].flags);
-		uint16_t id;
-		uint32_t len;
-		struct gv_slot *s;
+	while (k < n) {
+		const uint16_t pos = vq->p.used_idx;
+		const uint32_t og = vq->order_get;
+		const uint16_t used_bits = vq->p.used_wrap ? both : 0; /* AVAIL, USED when used */
+		const struct gv_packed_desc *const d = &desc[pos];
+		const uint16_t *const o = &order[og];
+		uint16_t free_id = vq->p.free_id;
+		uint32_t run = n - k, j;
 
-		if (GV_UNLIKELY((f & both) != used_bits))
-			break; /* not used yet (or odd flags: the general code says) */
-		/* The flags load before the loads of id and length. */
-		gv_rmb(B);
-		id = gv_load16(&desc[pos].id);
-		len = gv_load32(&desc[pos].len);
-		if (in_order) {
-			if (GV_UNLIKELY(id != order[og]))
-				break;
-			s = &slot[id];
+		if (run > num - pos)
+			run = num - pos;
+		if (in_order && run > num - og)
+			run = num - og;
+		for (j = 0; j < run; j++) {
+			const uint16_t f = gv_load16(&d[j].flags);
+			uint16_t id;
+			uint32_t len;
+			struct gv_slot *s;
+
+			if (GV_UNLIKELY((f & both) != used_bits))
+				break; /* not used yet (or odd flags: the general code says) */
+			/* The flags load before the loads of id and length. */
+			gv_rmb(B);
+			id = gv_load16(&d[j].id);
+			len = gv_load32(&d[j].len);
+			if (in_order) {
+				/* The posting order proves the id in range and in flight. */
+				if (GV_UNLIKELY(id != o[j]))
+					break;
+				s = &slot[id];
+				if (GV_UNLIKELY(s->ndesc != 1))
+					break;
+			} else {
+				if (GV_UNLIKELY(id >= num))
+					break;
+				s = &slot[id];
+				/* 0: not in flight; more: a longer chain. */
+				if (GV_UNLIKELY(s->ndesc != 1))
+					break;
+			}
+			if (GV_UNLIKELY(len > s->in_len)) {
+				/* Nothing writable (TX; DPDK's vhost writes a length anyway). */
+				if (s->in_len)
+					break;
+				len = 0;
+			}
+			cookies[k + j] = s->cookie;
+			lens[k + j] = len;
+			s->ndesc = 0;
+			next[id] = free_id;
+			free_id = id;
+		}
+		vq->p.free_id = free_id;
+		vq->num_free += j;
+		vq->inflight -= j;
+		k += j;
+		if (in_order)
+			vq->order_get = og + j == num ? 0 : og + j;
+		if (pos + j == num) {
+			vq->p.used_idx = 0;
+			vq->p.used_wrap ^= 1;
 		} else {
-			if (GV_UNLIKELY(id >= num))
-				break;
-			s = &slot[id];
-			if (GV_UNLIKELY(s->ndesc == 0))
-				break;
+			vq->p.used_idx = (uint16_t)(pos + j);
 		}
-		if (GV_UNLIKELY(len > s->in_len)) {
-			/* Nothing writable (TX; DPDK's vhost writes a length anyway). */
-			if (s->in_len)
-				break;
-			len = 0;
-		}
-		if (in_order && ++og == num)
-			og = 0;
-		cookies[k] = s->cookie;
-		lens[k] = len;
-		pos = (uint16_t)(pos + s->ndesc);
-		if (GV_UNLIKELY(pos >= num)) {
-			pos = (uint16_t)(pos - num);
-			wrap ^= 1;
-			used_bits ^= both;
-		}
-		freed += s->ndesc;
-		s->ndesc = 0;
-		next[id] = free_id;
-		free_id = id;
-	}
-	vq->p.used_idx = pos;
-	vq->p.used_wrap = wrap;
-	vq->p.free_id = free_id;
-	vq->order_get = og;
-	vq->num_free += freed;
-	vq->inflight -= k;
-	if (GV_UNLIKELY(k < n)) {
-		/* Not used yet (the usual end of a burst): nothing to classify. */
-		const uint16_t f = gv_load16(&desc[pos].flags);
+		if (j < run) {
+			/* Not used yet (the usual end of a burst): nothing to classify. */
+			const uint16_t f = gv_load16(&d[j].flags);
 
-		if (!!(f & GV_DESC_F_AVAIL) == wrap && !((f & both) == (wrap ? both : 0)))
-			return k;
-		k += packed_get_used_t(vq, cookies + k, lens + k, n - k, in_order, B);
+			if ((f & both) != used_bits && !!(f & GV_DESC_F_AVAIL) == !!used_bits)
+				break;
+			if (packed_get_used_t(vq, cookies + k, lens + k, 1, in_order, B) == 0)
+				break;
+			k++;
+		}
 	}
 	return k;
 }
