@@ -45,6 +45,15 @@
 
 #include "fuzz_vq_priv.h"
 
+#ifdef FZ_BURST
+/*
+ * The *_burst targets: get_used, reclaim_in_order, add_burst, add and
+ * kick_prepare are the inline verbs of gv_vq_burst.h with the layout and
+ * barrier policy as literals, as the PMD's bursts make them.
+ */
+#include "../tests/gv_test_burst.h"
+#endif
+
 struct tok g_tok[MAX_TOK];
 static uint32_t g_fifo[MAX_TOK];
 

@@ -35,7 +35,7 @@ log=$dir/work/$name.log
 
 # Largest input worth mutating, per target.
 case $name in
-fuzz_split_used | fuzz_packed_used) max_len=2048 ;;
+fuzz_split_used | fuzz_packed_used | fuzz_split_used_burst | fuzz_packed_used_burst) max_len=2048 ;;
 fuzz_vqd_take | fuzz_pmd) max_len=4096 ;;
 fuzz_vhu_reply) max_len=400 ;;
 fuzz_devargs) max_len=512 ;;
@@ -59,7 +59,7 @@ end=$(date +%s)
 
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
 cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$log" | tail -n1)
-nseeds=$(find "$seeds" -type f | wc -l)
+nseeds=$(find -L "$seeds" -type f | wc -l)
 if [ "$rc" = 0 ]; then
 	echo "fuzz: $name: OK, ${execs:-?} executions in $((end - start)) s ($nseeds seeds; $cov)"
 else

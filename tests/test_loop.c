@@ -30,6 +30,9 @@ static const struct traffic_case traffic_cases[] = {
 	{ "packed_vq=1,mrg_rxbuf=0,in_order=1,datapath=inorder", 0, 1514 },
 	{ "packed_vq=0,mrg_rxbuf=1,in_order=0,datapath=full", 0, 1514 },
 	{ "packed_vq=1,mrg_rxbuf=1,in_order=1,datapath=full", 0, 1514 },
+	/* full path, frames that fit one mbuf: one-mbuf buffers, raw from the pool */
+	{ "packed_vq=0,mrg_rxbuf=0,in_order=0,datapath=full", 0, 1514 },
+	{ "packed_vq=1,mrg_rxbuf=0,in_order=1,datapath=full", 0, 1514 },
 	/* jumbo frames: mergeable buffers, or chains of mbufs (full RX path) */
 	{ "packed_vq=0,mrg_rxbuf=1,mtu=9000", 9000, 9014 },
 	{ "packed_vq=1,mrg_rxbuf=0,mtu=9000", 9000, 9014 },
@@ -88,6 +91,15 @@ static void test_traffic(void **state)
 			assert_memory_equal(got, want, len);
 			if (len > 2048)
 				assert_true(r[i]->nb_segs > 1 || r[i]->buf_len > len);
+			/* A fresh packet mbuf, however the last user left it. */
+			assert_int_equal(r[i]->data_off, RTE_PKTMBUF_HEADROOM);
+			assert_int_equal(r[i]->ol_flags, 0);
+			assert_int_equal(r[i]->packet_type, 0);
+			assert_int_equal(r[i]->port, p.id);
+			/* Leave it as an application may before freeing it. */
+			r[i]->data_off = 0;
+			r[i]->ol_flags = RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_L4_CKSUM_BAD;
+			r[i]->packet_type = RTE_PTYPE_L2_ETHER;
 		}
 		free_all(r, k);
 		rx += k;

@@ -201,6 +201,15 @@ GV_INLINE uint32_t split_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 
 /* ------------------------------------------------------------ packed -- */
 
+/*
+ * Used descriptors as the device normally writes them, in runs that
+ * reach neither the end of the ring nor (IN_ORDER) the end of the order
+ * ring: a one-descriptor chain advances the used position by one, so the
+ * inner loop tests no wrap. Anything else (not used yet, a chain of more
+ * descriptors, a value to classify) ends the run: the general code of
+ * gv_vq_packed.h takes that one entry, or says why not, and the runs go on
+ * after it.
+ */
 GV_INLINE uint32_t packed_get_used_fast(struct gv_vq *vq, void **cookies, uint32_t *lens,
 					uint32_t n, const bool in_order, const enum gv_barrier B)
 {
@@ -209,71 +218,85 @@ GV_INLINE uint32_t packed_get_used_fast(struct gv_vq *vq, void **cookies, uint32
 	uint16_t *const next = vq->next;
 	const uint16_t *const order = vq->order;
 	const uint32_t num = vq->num;
-	uint16_t pos = vq->p.used_idx, free_id = vq->p.free_id;
-	uint8_t wrap = vq->p.used_wrap;
-	uint32_t og = vq->order_get, k, freed = 0;
 	const uint16_t both = GV_DESC_F_AVAIL | GV_DESC_F_USED;
-	uint16_t used_bits = wrap ? both : 0; /* AVAIL and USED of a used descriptor */
+	uint32_t k = 0;
 
 	if (n > vq->inflight)
 		n = vq->inflight;
-	for (k = 0; k < n; k++) {
-		const uint16_t f = gv_load16(&desc[pos].flags);
-		uint16_t id;
-		uint32_t len;
-		struct gv_slot *s;
+	while (k < n) {
+		const uint16_t pos = vq->p.used_idx;
+		const uint32_t og = vq->order_get;
+		const uint16_t used_bits = vq->p.used_wrap ? both : 0; /* AVAIL, USED when used */
+		const struct gv_packed_desc *const d = &desc[pos];
+		const uint16_t *const o = &order[og];
+		uint16_t free_id = vq->p.free_id;
+		uint32_t run = n - k, j;
 
-		if (GV_UNLIKELY((f & both) != used_bits))
-			break; /* not used yet (or odd flags: the general code says) */
-		/* The flags load before the loads of id and length. */
-		gv_rmb(B);
-		id = gv_load16(&desc[pos].id);
-		len = gv_load32(&desc[pos].len);
-		if (in_order) {
-			if (GV_UNLIKELY(id != order[og]))
-				break;
-			s = &slot[id];
+		if (run > num - pos)
+			run = num - pos;
+		if (in_order && run > num - og)
+			run = num - og;
+		for (j = 0; j < run; j++) {
+			const uint16_t f = gv_load16(&d[j].flags);
+			uint16_t id;
+			uint32_t len;
+			struct gv_slot *s;
+
+			if (GV_UNLIKELY((f & both) != used_bits))
+				break; /* not used yet (or odd flags: the general code says) */
+			/* The flags load before the loads of id and length. */
+			gv_rmb(B);
+			id = gv_load16(&d[j].id);
+			len = gv_load32(&d[j].len);
+			if (in_order) {
+				/* The posting order proves the id in range and in flight. */
+				if (GV_UNLIKELY(id != o[j]))
+					break;
+				s = &slot[id];
+				if (GV_UNLIKELY(s->ndesc != 1))
+					break;
+			} else {
+				if (GV_UNLIKELY(id >= num))
+					break;
+				s = &slot[id];
+				/* 0: not in flight; more: a longer chain. */
+				if (GV_UNLIKELY(s->ndesc != 1))
+					break;
+			}
+			if (GV_UNLIKELY(len > s->in_len)) {
+				/* Nothing writable (TX; DPDK's vhost writes a length anyway). */
+				if (s->in_len)
+					break;
+				len = 0;
+			}
+			cookies[k + j] = s->cookie;
+			lens[k + j] = len;
+			s->ndesc = 0;
+			next[id] = free_id;
+			free_id = id;
+		}
+		vq->p.free_id = free_id;
+		vq->num_free += j;
+		vq->inflight -= j;
+		k += j;
+		if (in_order)
+			vq->order_get = og + j == num ? 0 : og + j;
+		if (pos + j == num) {
+			vq->p.used_idx = 0;
+			vq->p.used_wrap ^= 1;
 		} else {
-			if (GV_UNLIKELY(id >= num))
-				break;
-			s = &slot[id];
-			if (GV_UNLIKELY(s->ndesc == 0))
-				break;
+			vq->p.used_idx = (uint16_t)(pos + j);
 		}
-		if (GV_UNLIKELY(len > s->in_len)) {
-			/* Nothing writable (TX; DPDK's vhost writes a length anyway). */
-			if (s->in_len)
-				break;
-			len = 0;
-		}
-		if (in_order && ++og == num)
-			og = 0;
-		cookies[k] = s->cookie;
-		lens[k] = len;
-		pos = (uint16_t)(pos + s->ndesc);
-		if (GV_UNLIKELY(pos >= num)) {
-			pos = (uint16_t)(pos - num);
-			wrap ^= 1;
-			used_bits ^= both;
-		}
-		freed += s->ndesc;
-		s->ndesc = 0;
-		next[id] = free_id;
-		free_id = id;
-	}
-	vq->p.used_idx = pos;
-	vq->p.used_wrap = wrap;
-	vq->p.free_id = free_id;
-	vq->order_get = og;
-	vq->num_free += freed;
-	vq->inflight -= k;
-	if (GV_UNLIKELY(k < n)) {
-		/* Not used yet (the usual end of a burst): nothing to classify. */
-		const uint16_t f = gv_load16(&desc[pos].flags);
+		if (j < run) {
+			/* Not used yet (the usual end of a burst): nothing to classify. */
+			const uint16_t f = gv_load16(&d[j].flags);
 
-		if (!!(f & GV_DESC_F_AVAIL) == wrap && !((f & both) == (wrap ? both : 0)))
-			return k;
-		k += packed_get_used_t(vq, cookies + k, lens + k, n - k, in_order, B);
+			if ((f & both) != used_bits && !!(f & GV_DESC_F_AVAIL) == !!used_bits)
+				break;
+			if (packed_get_used_t(vq, cookies + k, lens + k, 1, in_order, B) == 0)
+				break;
+			k++;
+		}
 	}
 	return k;
 }
@@ -342,6 +365,41 @@ GV_INLINE uint32_t packed_reclaim_fast(struct gv_vq *vq, void **cookies, uint32_
 	return k;
 }
 
+/*
+ * The second half of a packed descriptor (len, id, flags) as one 64-bit
+ * value, for a single store where the device cannot be reading the slot
+ * yet (see packed_add_fast). Little-endian rings only.
+ */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define GV_PACKED_TAIL64 1
+_Static_assert(__builtin_offsetof(struct gv_packed_desc, len) == 8, "packed desc layout");
+_Static_assert(__builtin_offsetof(struct gv_packed_desc, id) == 12, "packed desc layout");
+_Static_assert(__builtin_offsetof(struct gv_packed_desc, flags) == 14, "packed desc layout");
+#else
+#define GV_PACKED_TAIL64 0
+#endif
+
+/* One one-descriptor chain at ring slot `d` with buffer id `id`. */
+GV_INLINE void packed_fill1(struct gv_packed_desc *d, struct gv_slot *s, uint16_t *o,
+			    uint16_t id, void *ck, uint64_t addr, uint32_t in_len)
+{
+	d->addr = addr;
+	s->cookie = ck;
+	s->in_len = in_len;
+	s->ndesc = 1;
+	s->last = 0;
+	*o = id;
+}
+
+/*
+ * One-descriptor chains (see split_add_fast). The ring is filled in runs
+ * that reach neither the end of the ring nor the end of the order ring,
+ * so the inner loop tests no wrap. The batch's first head (when none is
+ * staged yet) is peeled off: flush writes its flags after a barrier. The
+ * other descriptors of the batch sit behind that head, which the device
+ * reads first and sees as not available, so their len, id and flags are
+ * written together (one 64-bit store where the ring is little-endian).
+ */
 GV_INLINE uint32_t packed_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 				   void *const *cookies, uint32_t n, const bool writable,
 				   const bool obj, uint32_t addr_off, uint64_t addr_add, uint32_t olen)
@@ -355,36 +413,67 @@ GV_INLINE uint32_t packed_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 	uint16_t pos = vq->p.avail_idx, id = vq->p.free_id;
 	uint8_t wrap = vq->p.avail_wrap;
 	uint16_t flags = (uint16_t)(wflag | GV_PACKED_AVAIL_FLAGS(wrap));
-	uint32_t op = vq->order_put;
+	uint32_t op = vq->order_put, k = 0;
 
 	if (n > vq->num_free)
 		n = vq->num_free;
-	for (uint32_t k = 0; k < n; k++) {
-		void *const ck = cookies[k];
+	if (n == 0)
+		return 0;
+	if (!vq->p.have_staged) {
+		void *const ck = cookies[0];
 		const uint64_t addr = obj ? *(const uint64_t *)((const char *)ck + addr_off) + addr_add
-					  : segs[k].addr;
-		const uint32_t len = obj ? olen : segs[k].len;
+					  : segs[0].addr;
+		const uint32_t len = obj ? olen : segs[0].len;
 
-		desc[pos].addr = addr;
+		packed_fill1(&desc[pos], &slot[id], &order[op], id, ck, addr, writable ? len : 0);
 		desc[pos].len = len;
 		desc[pos].id = id;
-		slot[id].cookie = ck;
-		slot[id].in_len = writable ? len : 0;
-		slot[id].ndesc = 1;
-		slot[id].last = 0;
-		order[op] = id;
+		vq->p.staged_pos = pos;
+		vq->p.staged_flags = flags;
+		vq->p.have_staged = 1;
+		id = next[id];
 		if (++op == num)
 			op = 0;
-		/* The batch's first head is written by flush, after a barrier. */
-		if (k == 0 && !vq->p.have_staged) {
-			vq->p.staged_pos = pos;
-			vq->p.staged_flags = flags;
-			vq->p.have_staged = 1;
-		} else {
-			gv_store16(&desc[pos].flags, flags);
-		}
-		id = next[id];
 		if (GV_UNLIKELY(++pos == num)) {
+			pos = 0;
+			wrap ^= 1;
+			flags ^= GV_DESC_F_AVAIL | GV_DESC_F_USED;
+		}
+		k = 1;
+	}
+	while (k < n) {
+		uint32_t run = n - k;
+		struct gv_packed_desc *const d = &desc[pos];
+		uint16_t *const o = &order[op];
+		const uint64_t tail_flags = (uint64_t)flags << 48;
+
+		if (run > num - pos)
+			run = num - pos;
+		if (run > num - op)
+			run = num - op;
+		for (uint32_t j = 0; j < run; j++) {
+			void *const ck = cookies[k + j];
+			const uint64_t addr = obj ? *(const uint64_t *)((const char *)ck + addr_off) +
+							    addr_add
+						  : segs[k + j].addr;
+			const uint32_t len = obj ? olen : segs[k + j].len;
+
+			packed_fill1(&d[j], &slot[id], &o[j], id, ck, addr, writable ? len : 0);
+			if (GV_PACKED_TAIL64) {
+				gv_store64(&d[j].len, tail_flags | (uint64_t)id << 32 | len);
+			} else {
+				d[j].len = len;
+				d[j].id = id;
+				gv_store16(&d[j].flags, flags);
+			}
+			id = next[id];
+		}
+		k += run;
+		pos = (uint16_t)(pos + run);
+		op += run;
+		if (op == num)
+			op = 0;
+		if (pos == num) {
 			pos = 0;
 			wrap ^= 1;
 			flags ^= GV_DESC_F_AVAIL | GV_DESC_F_USED;

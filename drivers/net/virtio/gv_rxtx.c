@@ -350,9 +350,65 @@ static struct rte_mbuf *rx_trim_chain(struct gv_rxq *rxq, struct rte_mbuf *head,
 }
 
 /*
+ * One-mbuf buffers came back (pkts[0..got), raw from the pool): make each
+ * a packet in place. The loop runs while every length is good, so a
+ * packet stays where get_used put it; a bad one (a length of no more than
+ * the header) is dropped and the rest are moved down. `ol`: offloads are
+ * on (the full path), reported per packet after the mbuf is initialised,
+ * and the packet is counted as the offload left it.
+ */
+static __rte_always_inline uint16_t rx_single_pkts(struct gv_rxq *rxq, struct rte_mbuf **pkts,
+						   const uint32_t *lens, uint16_t got, const bool ol)
+{
+	const uint16_t hdr = rxq->hdr_size;
+	uint64_t bytes = 0;
+	uint16_t i, nrx;
+
+	for (i = 0; i < got; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const uint32_t len = lens[i] - hdr;
+
+		if (unlikely(lens[i] <= hdr))
+			break;
+		rx_init_mbuf(rxq, m, len);
+		if (ol) {
+			gv_rx_offload(rxq, m, rx_hdr(m, hdr));
+			count_pkt(&rxq->q.st, m);
+		} else {
+			bytes += len;
+			count_bins(&rxq->q.st, len, (const uint8_t *)rx_hdr(m, hdr) + hdr, len);
+		}
+	}
+	for (nrx = i; i < got; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const uint32_t len = lens[i] - hdr;
+
+		rx_init_mbuf(rxq, m, lens[i] <= hdr ? 0 : len);
+		if (unlikely(lens[i] <= hdr)) {
+			rxq->q.st.errors++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		if (ol) {
+			gv_rx_offload(rxq, m, rx_hdr(m, hdr));
+			count_pkt(&rxq->q.st, m);
+		} else {
+			bytes += len;
+			count_bins(&rxq->q.st, len, (const uint8_t *)rx_hdr(m, hdr) + hdr, len);
+		}
+		pkts[nrx++] = m;
+	}
+	rxq->q.st.bytes += bytes;
+	return nrx;
+}
+
+/*
  * One used chain per packet: the simple path (one mbuf, raw from the
- * pool) and the full path (a chain of reset mbufs, trimmed to the
- * length, offloads) as one function specialised by the literal `full`.
+ * pool) and the full path as one function specialised by the literal
+ * `full`. The full path posts one-mbuf buffers too when a frame fits one
+ * mbuf (chain_len 1, decided at start): those take the simple loop, with
+ * the offloads if any are on; longer chains of reset mbufs are trimmed
+ * to the length.
  */
 static __rte_always_inline uint16_t rx_plain_t(struct gv_rxq *rxq, struct rte_mbuf **pkts,
 					       uint16_t n, const bool full,
@@ -360,37 +416,34 @@ static __rte_always_inline uint16_t rx_plain_t(struct gv_rxq *rxq, struct rte_mb
 {
 	const uint16_t hdr = rxq->hdr_size;
 	uint32_t lens[GV_BURST_MAX];
-	uint64_t bytes = 0;
 	uint16_t nrx = 0, got;
 
 	if (n > GV_BURST_MAX)
 		n = GV_BURST_MAX;
 	got = (uint16_t)gvb_get_used(rxq->q.vq, (void **)pkts, lens, n, L, B);
-	for (uint16_t i = 0; i < got; i++) {
-		struct rte_mbuf *m = pkts[i];
-		const uint32_t len = lens[i] - hdr;
+	if (!full || rxq->chain_len == 1) {
+		if (full && rxq->ol_any)
+			nrx = rx_single_pkts(rxq, pkts, lens, got, true);
+		else
+			nrx = rx_single_pkts(rxq, pkts, lens, got, false);
+	} else {
+		for (uint16_t i = 0; i < got; i++) {
+			struct rte_mbuf *m = pkts[i];
+			const uint32_t len = lens[i] - hdr;
 
-		if (unlikely(lens[i] <= hdr)) {
-			rxq->q.st.errors++;
-			if (!full)
-				rx_init_mbuf(rxq, m, 0);
-			rte_pktmbuf_free(m);
-			continue;
-		}
-		if (full) {
+			if (unlikely(lens[i] <= hdr)) {
+				rxq->q.st.errors++;
+				rte_pktmbuf_free(m);
+				continue;
+			}
 			m = rx_trim_chain(rxq, m, len);
 			m->port = rxq->port_id;
 			if (rxq->ol_any)
 				gv_rx_offload(rxq, m, rx_hdr(m, hdr));
 			count_pkt(&rxq->q.st, m);
-		} else {
-			rx_init_mbuf(rxq, m, len);
-			bytes += len;
-			count_bins(&rxq->q.st, len, (const uint8_t *)rx_hdr(m, hdr) + hdr, len);
+			pkts[nrx++] = m;
 		}
-		pkts[nrx++] = m;
 	}
-	rxq->q.st.bytes += bytes;
 	rxq->q.st.packets += nrx;
 	rx_finish(rxq, L, B);
 	return nrx;
