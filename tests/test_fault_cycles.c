@@ -79,21 +79,33 @@ static uint64_t count_fds64(void)
 
 /*
  * A count once what is closing has closed: DPDK's vhost thread frees a
- * gone front-end's fds and memory on its own time. Polled until at most
- * `target` (bounded by max_s); the lowest value seen.
+ * gone front-end's fds and memory on its own time, and its threads open
+ * and close fds of their own for a moment. A value counts once it has
+ * stayed the same for STEADY_S; polled (bounded by max_s) until a steady
+ * value is at most `target` (0: any steady value). Returns that value,
+ * else the lowest steady value seen (else the last read).
  */
+#define STEADY_S 0.2
 static uint64_t settled(uint64_t (*fn)(void), uint64_t target, double max_s)
 {
-	uint64_t end = rte_get_timer_cycles() + (uint64_t)(max_s * (double)rte_get_timer_hz());
-	uint64_t best = fn();
+	const uint64_t hz = rte_get_timer_hz();
+	const uint64_t end = rte_get_timer_cycles() + (uint64_t)(max_s * (double)hz);
+	uint64_t v = fn(), since = rte_get_timer_cycles(), best = UINT64_MAX;
 
-	while (best > target && rte_get_timer_cycles() < end) {
-		uint64_t n = fn();
+	while (rte_get_timer_cycles() < end) {
+		uint64_t n = fn(), now = rte_get_timer_cycles();
 
-		best = RTE_MIN(best, n);
+		if (n != v) {
+			v = n;
+			since = now;
+		} else if (now - since >= (uint64_t)(STEADY_S * (double)hz)) {
+			best = RTE_MIN(best, v);
+			if (target == 0 || v <= target)
+				return v;
+		}
 		sched_yield();
 	}
-	return best;
+	return best != UINT64_MAX ? best : v;
 }
 
 static uint64_t rss_bytes(void)
@@ -235,8 +247,8 @@ static void cycles(unsigned int n, const char *path)
 		assert_int_equal(rte_mempool_avail_count(mp), mp->size);
 		assert_int_equal(rte_mempool_avail_count(rxp), rxp->size);
 		if (i == 99) {
-			fd100 = settled(count_fds64, 0, 0.5);
-			heap100 = settled(eal_heap, 0, 0.5);
+			fd100 = settled(count_fds64, 0, 5.0);
+			heap100 = settled(eal_heap, 0, 5.0);
 			rss100 = rss_bytes();
 		}
 		if (i == 99)
