@@ -77,7 +77,7 @@ struct ref {
 	uint32_t num, features;
 	struct gv_ring_addrs addrs;
 	bool kick_enabled;
-	uint16_t last_avail; /* split */
+	uint16_t last_avail, avail_cache; /* split: next entry, the index last read */
 	uint16_t pos; /* packed */
 	uint8_t wrap;
 };
@@ -169,19 +169,24 @@ static int ref_split(struct ref *r, struct ref_chain *c)
 	const uint8_t *desc = rp(r, r->addrs.desc, 16 * r->num);
 	uint8_t *avail = rp(r, r->addrs.driver, 6 + 2 * r->num);
 	uint8_t *used = rp(r, r->addrs.device, 6 + 8 * r->num);
-	uint16_t idx = ld16(avail + 2);
 	uint32_t i;
 
-	if (idx == r->last_avail) {
-		if (!(r->features & GV_VQ_F_EVENT_IDX) || !r->kick_enabled)
-			return 0;
-		st16(used + 4 + 8 * r->num, r->last_avail); /* as the device will */
-		idx = ld16(avail + 2);
-		if (idx == r->last_avail)
-			return 0;
+	/* The device reads the index again only once it took all it had seen. */
+	if (r->last_avail == r->avail_cache) {
+		uint16_t idx = ld16(avail + 2);
+
+		if (idx == r->last_avail) {
+			if (!(r->features & GV_VQ_F_EVENT_IDX) || !r->kick_enabled)
+				return 0;
+			st16(used + 4 + 8 * r->num, r->last_avail); /* as the device will */
+			idx = ld16(avail + 2);
+			if (idx == r->last_avail)
+				return 0;
+		}
+		if ((uint16_t)(idx - r->last_avail) > r->num)
+			return -EIO;
+		r->avail_cache = idx;
 	}
-	if ((uint16_t)(idx - r->last_avail) > r->num)
-		return -EIO;
 	i = ld16(avail + 4 + 2 * (r->last_avail & (r->num - 1)));
 	if (i >= r->num)
 		return -EIO;
@@ -476,7 +481,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.xlate_ctx = &s.a;
 	if (gv_vqd_init(s.d, &cfg) != 0)
 		goto out; /* rings not inside the arena */
-	s.r = (struct ref){ &s.a, cfg.layout, cfg.num, cfg.features, cfg.addrs, true, 0, 0, 1 };
+	s.r = (struct ref){ .a = &s.a, .layout = cfg.layout, .num = cfg.num, .features = cfg.features,
+			    .addrs = cfg.addrs, .kick_enabled = true, .wrap = 1 };
 	if ((b0 & 0x40) && logb) {
 		uint64_t bits = logb * 8u + 1; /* odd sizes: the last word is partial */
 
