@@ -109,19 +109,6 @@ void gv_rxq_refill_vec(struct gv_rxq *rxq)
 		vec_refill(rxq, GV_BARRIER_SMP);
 }
 
-/* A returned buffer of `len` packet bytes becomes a fresh packet mbuf. */
-static __rte_always_inline void vec_init_one(const struct gv_rxq *rxq, struct rte_mbuf *m,
-					     uint32_t len)
-{
-	const uint64_t type_len = (uint64_t)len << 32;
-	const uint32_t dlen_vlan = (uint16_t)len;
-
-	memcpy((char *)m + offsetof(struct rte_mbuf, rearm_data), &rxq->mbuf_rearm, 8);
-	m->ol_flags = rxq->mbuf_ol;
-	memcpy((char *)m + offsetof(struct rte_mbuf, rx_descriptor_fields1), &type_len, 8);
-	memcpy((char *)m + offsetof(struct rte_mbuf, rx_descriptor_fields1) + 8, &dlen_vlan, 4);
-}
-
 static __rte_always_inline void vec_count(struct gv_rxq *rxq, const struct rte_mbuf *m,
 					  uint32_t len)
 {
@@ -147,11 +134,11 @@ static __rte_noinline uint16_t vec_slow(struct gv_rxq *rxq, struct rte_mbuf **pk
 		m = ck;
 		if (unlikely(len <= hdr)) {
 			rxq->q.st.errors++;
-			vec_init_one(rxq, m, 0);
+			gv_rx_init_mbuf(rxq, m, 0);
 			rte_pktmbuf_free(m);
 			continue;
 		}
-		vec_init_one(rxq, m, len - hdr);
+		gv_rx_init_mbuf(rxq, m, len - hdr);
 		*bytes += len - hdr;
 		vec_count(rxq, m, len - hdr);
 		pkts[nrx++] = m;
@@ -426,7 +413,7 @@ static __rte_always_inline void vec_singles(struct gv_rxq *rxq, struct rte_mbuf 
 		if (unlikely((id != pos) | (len <= hdr) | (len > max)))
 			break;
 		m = gvf_cookie(vq, pos);
-		vec_init_one(rxq, m, len - hdr);
+		gv_rx_init_mbuf(rxq, m, len - hdr);
 		rxq->q.st.bytes += len - hdr;
 		vec_count(rxq, m, len - hdr);
 		pkts[k] = m;

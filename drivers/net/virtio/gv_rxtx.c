@@ -59,32 +59,6 @@ static uint32_t rx_alloc_fewer(struct rte_mempool *mp, struct rte_mbuf **mb, uin
 	return 0;
 }
 
-/*
- * A one-mbuf buffer came back: make it a fresh packet mbuf. Posted mbufs
- * come raw from the pool, where refcnt is 1, next NULL and nb_segs 1
- * (DPDK's invariants for free mbufs); data_off, refcnt, nb_segs and port
- * are one 64-bit store (rearm_data), flags and packet type the next.
- */
-static_assert(offsetof(struct rte_mbuf, pkt_len) ==
-	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 4, "mbuf layout");
-static_assert(offsetof(struct rte_mbuf, data_len) ==
-	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 8, "mbuf layout");
-static_assert(offsetof(struct rte_mbuf, vlan_tci) ==
-	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 10, "mbuf layout");
-
-static __rte_always_inline void rx_init_mbuf(const struct gv_rxq *rxq, struct rte_mbuf *m,
-					     uint32_t len)
-{
-	/* packet_type 0 and pkt_len; data_len and vlan_tci 0. */
-	const uint64_t type_len = (uint64_t)len << 32;
-	const uint32_t dlen_vlan = (uint16_t)len;
-
-	memcpy((char *)m + offsetof(struct rte_mbuf, rearm_data), &rxq->mbuf_rearm, 8);
-	m->ol_flags = rxq->mbuf_ol;
-	memcpy((char *)m + offsetof(struct rte_mbuf, rx_descriptor_fields1), &type_len, 8);
-	memcpy((char *)m + offsetof(struct rte_mbuf, rx_descriptor_fields1) + 8, &dlen_vlan, 4);
-}
-
 /* Post one-mbuf buffers (simple and mergeable paths), raw from the pool. */
 static __rte_always_inline void rx_refill_single(struct gv_rxq *rxq, const enum gv_layout L)
 {
@@ -266,7 +240,7 @@ static __rte_always_inline uint16_t rx_mrg_t(struct gv_rxq *rxq, struct rte_mbuf
 
 				if (unlikely((h->num_buffers != 1) | (lens[i] <= hdr)))
 					break;
-				rx_init_mbuf(rxq, m, len);
+				gv_rx_init_mbuf(rxq, m, len);
 				bytes += len;
 				count_bins(&rxq->q.st, len, (const uint8_t *)(h) + hdr, len);
 				pkts[nrx++] = m;
@@ -284,13 +258,13 @@ static __rte_always_inline uint16_t rx_mrg_t(struct gv_rxq *rxq, struct rte_mbuf
 					rte_pktmbuf_free(m);
 					continue;
 				}
-				rx_init_mbuf(rxq, m, lens[i] - hdr);
+				gv_rx_init_mbuf(rxq, m, lens[i] - hdr);
 				rxq->mrg_head = rxq->mrg_tail = m;
 				rxq->mrg_left = nb - 1;
 			} else {
 				struct rte_mbuf *head = rxq->mrg_head;
 
-				rx_init_mbuf(rxq, m, lens[i]);
+				gv_rx_init_mbuf(rxq, m, lens[i]);
 				m->data_off = RTE_PKTMBUF_HEADROOM - hdr;
 				rxq->mrg_tail->next = m;
 				rxq->mrg_tail = m;
@@ -370,7 +344,7 @@ static __rte_always_inline uint16_t rx_single_pkts(struct gv_rxq *rxq, struct rt
 
 		if (unlikely(lens[i] <= hdr))
 			break;
-		rx_init_mbuf(rxq, m, len);
+		gv_rx_init_mbuf(rxq, m, len);
 		if (ol) {
 			gv_rx_offload(rxq, m, rx_hdr(m, hdr));
 			count_pkt(&rxq->q.st, m);
@@ -383,7 +357,7 @@ static __rte_always_inline uint16_t rx_single_pkts(struct gv_rxq *rxq, struct rt
 		struct rte_mbuf *m = pkts[i];
 		const uint32_t len = lens[i] - hdr;
 
-		rx_init_mbuf(rxq, m, lens[i] <= hdr ? 0 : len);
+		gv_rx_init_mbuf(rxq, m, lens[i] <= hdr ? 0 : len);
 		if (unlikely(lens[i] <= hdr)) {
 			rxq->q.st.errors++;
 			rte_pktmbuf_free(m);

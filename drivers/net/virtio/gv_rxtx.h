@@ -8,6 +8,7 @@
 #ifndef GV_RXTX_H
 #define GV_RXTX_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -107,5 +108,31 @@ static inline gv_burst_fn gv_burst_pick(const gv_burst_fn fns[2][2], const struc
 
 /* A port that is not started (or whose backend left) moves nothing. */
 uint16_t gv_burst_none(void *q, struct rte_mbuf **pkts, uint16_t n);
+
+/*
+ * A one-mbuf buffer came back: make it a fresh packet mbuf. Posted mbufs
+ * come raw from the pool, where refcnt is 1, next NULL and nb_segs 1
+ * (DPDK's invariants for free mbufs); data_off, refcnt, nb_segs and port
+ * are one 64-bit store (rearm_data), flags and packet type the next.
+ */
+static_assert(offsetof(struct rte_mbuf, pkt_len) ==
+	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 4, "mbuf layout");
+static_assert(offsetof(struct rte_mbuf, data_len) ==
+	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 8, "mbuf layout");
+static_assert(offsetof(struct rte_mbuf, vlan_tci) ==
+	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 10, "mbuf layout");
+
+static __rte_always_inline void gv_rx_init_mbuf(const struct gv_rxq *rxq, struct rte_mbuf *m,
+						uint32_t len)
+{
+	/* packet_type 0 and pkt_len; data_len and vlan_tci 0. */
+	const uint64_t type_len = (uint64_t)len << 32;
+	const uint32_t dlen_vlan = (uint16_t)len;
+
+	memcpy((char *)m + offsetof(struct rte_mbuf, rearm_data), &rxq->mbuf_rearm, 8);
+	m->ol_flags = rxq->mbuf_ol;
+	memcpy((char *)m + offsetof(struct rte_mbuf, rx_descriptor_fields1), &type_len, 8);
+	memcpy((char *)m + offsetof(struct rte_mbuf, rx_descriptor_fields1) + 8, &dlen_vlan, 4);
+}
 
 #endif /* GV_RXTX_H */
