@@ -366,7 +366,12 @@ GV_INLINE uint32_t packed_used_pending(struct gv_vq *vq, const enum gv_barrier B
 	(void)B;
 	if (vq->p.batch_open)
 		return 1;
-	while (slots < busy) {
+	/*
+	 * A hostile device can write one id at several positions; the walk
+	 * trusts only our own slot sizes, so cap the count at what is in flight
+	 * (as the split twin does); get_used finds the duplicate and breaks.
+	 */
+	while (slots < busy && count < vq->inflight) {
 		uint16_t f = gv_load16(&vq->p.desc[pos].flags);
 		uint16_t id;
 
