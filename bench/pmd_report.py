@@ -84,7 +84,7 @@ def burst_fill_pct(log, row):
 def paths_of(log, driver):
     """(rx, tx) path names the driver logged."""
     if driver == "gv":
-        m = re.search(r"rx path (\S+), tx path (\S+) \((\w+) ring\)", log)
+        m = re.search(r"rx path (.+?), tx path (.+?) \((\w+) ring\)", log)
         return (m.group(1), m.group(2)) if m else (None, None)
     rx = re.search(r"virtio: using (.+?) Rx path", log)
     tx = re.search(r"virtio: using (.+?) Tx path", log)

@@ -71,6 +71,8 @@ def main():
     # the paths each driver logged
     assert paths_of("gvirtio: net_gvirtio_user0: rx path mergeable, tx path inorder (split ring)",
                     "gv") == ("mergeable", "inorder")
+    assert paths_of("gvirtio: net_gvirtio_user0: rx path vectorized (AVX2), tx path inorder "
+                    "(split ring)", "gv") == ("vectorized (AVX2)", "inorder")
     assert paths_of("virtio_x(): virtio: using inorder Rx path on port 0\n"
                     "virtio_y(): virtio: using inorder Tx path on port 0", "dpdk") == ("inorder", "inorder")
     # RX burst fill: RX-packets / (last RX-bursts count x the row's burst size)
