@@ -211,16 +211,28 @@ static __rte_noinline void vec_mcast(struct gv_qstats *st, struct rte_mbuf *cons
 }
 
 /*
- * Size bins from per-threshold counts: lt[t] packets shorter than 64, 65,
- * 128, 256, 512, 1024, 1519 bytes, of n.
+ * Size bins and bytes of the n packets a call took: ge[t] of them are at
+ * least 64, 65, 128, 256, 512, 1024, 1519 bytes long (t = 0..6).
  */
-static __rte_always_inline void vec_bins(struct gv_qstats *st, const uint32_t lt[7], uint32_t n)
+static __rte_always_inline void vec_stats(struct gv_qstats *st, const uint32_t ge[8], uint32_t n,
+					  uint32_t bytes)
 {
-	st->size_bins[0] += lt[0];
+	st->size_bins[0] += n - ge[0];
 	for (unsigned int t = 1; t < 7; t++)
-		st->size_bins[t] += lt[t] - lt[t - 1];
-	st->size_bins[7] += n - lt[6];
+		st->size_bins[t] += ge[t - 1] - ge[t];
+	st->size_bins[7] += ge[6];
+	st->bytes += bytes;
 }
+
+/*
+ * Size bins on 16-bit lanes, two thresholds per compare: a group's lengths
+ * are packed to 16 bits (saturating; every threshold is below 65535) and
+ * flipped by 0x8000 so a signed compare orders them as unsigned; each
+ * accumulator lane counts the packets longer than its threshold - 1.
+ * GV_GE(t): threshold t, flipped, minus one. 0x7fff: the unused ninth.
+ */
+#define GV_GE(t) ((int16_t)(((t) - 1) ^ 0x8000))
+#define GV_GE_NONE ((int16_t)0x7fff)
 
 /*
  * Groups of 8 (AVX2) / 4 (SSE4.2) entries from *kp while there are that
@@ -246,15 +258,19 @@ vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 	const __m256i step = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
 	const __m128i rearm_ol = _mm_set_epi64x((long long)rxq->mbuf_ol,
 						(long long)rxq->mbuf_rearm);
-	__m256i sum = _mm256_setzero_si256(), lt[7];
+	/* Accumulator j: thresholds j (low half) and j + 4 (high half). */
+	const __m256i t0 = _mm256_setr_m128i(_mm_set1_epi16(GV_GE(64)), _mm_set1_epi16(GV_GE(512)));
+	const __m256i t1 = _mm256_setr_m128i(_mm_set1_epi16(GV_GE(65)), _mm_set1_epi16(GV_GE(1024)));
+	const __m256i t2 = _mm256_setr_m128i(_mm_set1_epi16(GV_GE(128)), _mm_set1_epi16(GV_GE(1519)));
+	const __m256i t3 = _mm256_setr_m128i(_mm_set1_epi16(GV_GE(256)), _mm_set1_epi16(GV_GE_NONE));
+	const __m128i flip = _mm_set1_epi16((short)0x8000);
+	__m256i sum = _mm256_setzero_si256(), ge0 = sum, ge1 = sum, ge2 = sum, ge3 = sum;
 	const uint32_t k0 = *kp;
 	uint32_t k = k0;
 
-	for (unsigned int t = 0; t < 7; t++)
-		lt[t] = _mm256_setzero_si256();
 	while (got - k >= 8) {
 		const uint32_t pos = (uint16_t)(lu + k) & mask;
-		__m256i e0, e1, ids, lens, t, ok, plen;
+		__m256i e0, e1, ids, lens, t, ok, plen, d16;
 		__m128i lo, hi;
 		struct rte_mbuf *m[8];
 
@@ -278,15 +294,13 @@ vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 			break;
 		plen = _mm256_sub_epi32(lens, hdrv);
 		sum = _mm256_add_epi32(sum, plen);
-		lt[0] = _mm256_sub_epi32(lt[0], _mm256_cmpgt_epi32(_mm256_set1_epi32(64), plen));
-		lt[1] = _mm256_sub_epi32(lt[1], _mm256_cmpgt_epi32(_mm256_set1_epi32(65), plen));
-		lt[2] = _mm256_sub_epi32(lt[2], _mm256_cmpgt_epi32(_mm256_set1_epi32(128), plen));
-		lt[3] = _mm256_sub_epi32(lt[3], _mm256_cmpgt_epi32(_mm256_set1_epi32(256), plen));
-		lt[4] = _mm256_sub_epi32(lt[4], _mm256_cmpgt_epi32(_mm256_set1_epi32(512), plen));
-		lt[5] = _mm256_sub_epi32(lt[5], _mm256_cmpgt_epi32(_mm256_set1_epi32(1024), plen));
-		lt[6] = _mm256_sub_epi32(lt[6], _mm256_cmpgt_epi32(_mm256_set1_epi32(1519), plen));
 		lo = _mm256_castsi256_si128(plen); /* entries 0 1 4 5 */
 		hi = _mm256_extracti128_si256(plen, 1); /* entries 2 3 6 7 */
+		d16 = _mm256_broadcastsi128_si256(_mm_xor_si128(_mm_packus_epi32(lo, hi), flip));
+		ge0 = _mm256_sub_epi16(ge0, _mm256_cmpgt_epi16(d16, t0));
+		ge1 = _mm256_sub_epi16(ge1, _mm256_cmpgt_epi16(d16, t1));
+		ge2 = _mm256_sub_epi16(ge2, _mm256_cmpgt_epi16(d16, t2));
+		ge3 = _mm256_sub_epi16(ge3, _mm256_cmpgt_epi16(d16, t3));
 		for (unsigned int j = 0; j < 8; j++)
 			m[j] = cks[pos + j];
 		vec_init4(rearm_ol, lo, m[0], m[1], m[4], m[5]);
@@ -302,18 +316,21 @@ vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 	}
 	*kp = k;
 	if (k != k0) {
-		uint32_t c[7];
+		const __m256i one = _mm256_set1_epi16(1);
+		uint32_t ge[8];
+		__m256i r;
 		__m128i x;
 
-		for (unsigned int i = 0; i < 7; i++) {
-			x = _mm_add_epi32(_mm256_castsi256_si128(lt[i]), _mm256_extracti128_si256(lt[i], 1));
-			x = _mm_add_epi32(x, _mm_srli_si128(x, 8));
-			c[i] = (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(x, _mm_srli_si128(x, 4)));
-		}
-		vec_bins(&rxq->q.st, c, k - k0);
+		/* Lane sums: low half thresholds 0..3, high half 4..7. */
+		r = _mm256_hadd_epi32(_mm256_hadd_epi32(_mm256_madd_epi16(ge0, one),
+							_mm256_madd_epi16(ge1, one)),
+				      _mm256_hadd_epi32(_mm256_madd_epi16(ge2, one),
+							_mm256_madd_epi16(ge3, one)));
+		_mm256_storeu_si256((__m256i *)ge, r);
 		x = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
 		x = _mm_add_epi32(x, _mm_srli_si128(x, 8));
-		rxq->q.st.bytes += (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(x, _mm_srli_si128(x, 4)));
+		vec_stats(&rxq->q.st, ge, k - k0,
+			  (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(x, _mm_srli_si128(x, 4))));
 	}
 }
 
@@ -332,15 +349,23 @@ vec_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 	const __m128i step = _mm_setr_epi32(0, 1, 2, 3);
 	const __m128i rearm_ol = _mm_set_epi64x((long long)rxq->mbuf_ol,
 						(long long)rxq->mbuf_rearm);
-	__m128i sum = _mm_setzero_si128(), lt[7];
+	/* Accumulator j: thresholds 2j (low half) and 2j + 1 (high half). */
+	const __m128i t0 = _mm_setr_epi16(GV_GE(64), GV_GE(64), GV_GE(64), GV_GE(64), GV_GE(65),
+					  GV_GE(65), GV_GE(65), GV_GE(65));
+	const __m128i t1 = _mm_setr_epi16(GV_GE(128), GV_GE(128), GV_GE(128), GV_GE(128), GV_GE(256),
+					  GV_GE(256), GV_GE(256), GV_GE(256));
+	const __m128i t2 = _mm_setr_epi16(GV_GE(512), GV_GE(512), GV_GE(512), GV_GE(512), GV_GE(1024),
+					  GV_GE(1024), GV_GE(1024), GV_GE(1024));
+	const __m128i t3 = _mm_setr_epi16(GV_GE(1519), GV_GE(1519), GV_GE(1519), GV_GE(1519),
+					  GV_GE_NONE, GV_GE_NONE, GV_GE_NONE, GV_GE_NONE);
+	const __m128i flip = _mm_set1_epi16((short)0x8000);
+	__m128i sum = _mm_setzero_si128(), ge0 = sum, ge1 = sum, ge2 = sum, ge3 = sum;
 	const uint32_t k0 = *kp;
 	uint32_t k = k0;
 
-	for (unsigned int t = 0; t < 7; t++)
-		lt[t] = _mm_setzero_si128();
 	while (got - k >= 4) {
 		const uint32_t pos = (uint16_t)(lu + k) & mask;
-		__m128i e0, e1, ids, lens, t, ok, plen;
+		__m128i e0, e1, ids, lens, t, ok, plen, d16;
 		struct rte_mbuf *m[4];
 
 		if (pos + 4 > num)
@@ -360,13 +385,11 @@ vec_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 			break;
 		plen = _mm_sub_epi32(lens, hdrv);
 		sum = _mm_add_epi32(sum, plen);
-		lt[0] = _mm_sub_epi32(lt[0], _mm_cmplt_epi32(plen, _mm_set1_epi32(64)));
-		lt[1] = _mm_sub_epi32(lt[1], _mm_cmplt_epi32(plen, _mm_set1_epi32(65)));
-		lt[2] = _mm_sub_epi32(lt[2], _mm_cmplt_epi32(plen, _mm_set1_epi32(128)));
-		lt[3] = _mm_sub_epi32(lt[3], _mm_cmplt_epi32(plen, _mm_set1_epi32(256)));
-		lt[4] = _mm_sub_epi32(lt[4], _mm_cmplt_epi32(plen, _mm_set1_epi32(512)));
-		lt[5] = _mm_sub_epi32(lt[5], _mm_cmplt_epi32(plen, _mm_set1_epi32(1024)));
-		lt[6] = _mm_sub_epi32(lt[6], _mm_cmplt_epi32(plen, _mm_set1_epi32(1519)));
+		d16 = _mm_xor_si128(_mm_packus_epi32(plen, plen), flip);
+		ge0 = _mm_sub_epi16(ge0, _mm_cmpgt_epi16(d16, t0));
+		ge1 = _mm_sub_epi16(ge1, _mm_cmpgt_epi16(d16, t1));
+		ge2 = _mm_sub_epi16(ge2, _mm_cmpgt_epi16(d16, t2));
+		ge3 = _mm_sub_epi16(ge3, _mm_cmpgt_epi16(d16, t3));
 		for (unsigned int j = 0; j < 4; j++)
 			m[j] = cks[pos + j];
 		vec_init4(rearm_ol, plen, m[0], m[1], m[2], m[3]);
@@ -379,16 +402,17 @@ vec_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 	}
 	*kp = k;
 	if (k != k0) {
-		uint32_t c[7];
+		const __m128i one = _mm_set1_epi16(1);
+		uint32_t ge[8];
 
-		for (unsigned int i = 0; i < 7; i++) {
-			__m128i x = _mm_add_epi32(lt[i], _mm_srli_si128(lt[i], 8));
-
-			c[i] = (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(x, _mm_srli_si128(x, 4)));
-		}
-		vec_bins(&rxq->q.st, c, k - k0);
+		/* Lane sums: thresholds 0..3, then 4..7. */
+		_mm_storeu_si128((__m128i *)ge, _mm_hadd_epi32(_mm_madd_epi16(ge0, one),
+							       _mm_madd_epi16(ge1, one)));
+		_mm_storeu_si128((__m128i *)&ge[4], _mm_hadd_epi32(_mm_madd_epi16(ge2, one),
+								   _mm_madd_epi16(ge3, one)));
 		sum = _mm_add_epi32(sum, _mm_srli_si128(sum, 8));
-		rxq->q.st.bytes += (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(sum, _mm_srli_si128(sum, 4)));
+		vec_stats(&rxq->q.st, ge, k - k0,
+			  (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(sum, _mm_srli_si128(sum, 4))));
 	}
 }
 
