@@ -109,19 +109,20 @@ GV_INLINE void **gvf_post_slots(struct gv_vq *vq, uint32_t *n)
 GV_INLINE void gvf_post_commit(struct gv_vq *vq, uint32_t n, uint32_t addr_off, uint64_t addr_add)
 {
 	const uint32_t id = vq->s.avail_idx & vq->mask;
-	struct gv_split_desc *const desc = &vq->s.desc[id];
-	void *const *const ck = &vq->s.fixed_ck[id];
-	uint32_t k = 0;
+	struct gv_split_desc *d = &vq->s.desc[id];
+	void *const *ck = &vq->s.fixed_ck[id];
+	void *const *const end = ck + n;
 
-#define GVF_POST1(j) desc[j].addr = *(const uint64_t *)((const char *)ck[j] + addr_off) + addr_add
-	for (; k + 4 <= n; k += 4) {
-		GVF_POST1(k);
-		GVF_POST1(k + 1);
-		GVF_POST1(k + 2);
-		GVF_POST1(k + 3);
+	/* Pointers, not a 32-bit index: no index extension per descriptor. */
+#define GVF_POST1(j) d[j].addr = *(const uint64_t *)((const char *)ck[j] + addr_off) + addr_add
+	for (; end - ck >= 4; ck += 4, d += 4) {
+		GVF_POST1(0);
+		GVF_POST1(1);
+		GVF_POST1(2);
+		GVF_POST1(3);
 	}
-	for (; k < n; k++)
-		GVF_POST1(k);
+	for (; ck < end; ck++, d++)
+		GVF_POST1(0);
 #undef GVF_POST1
 	vq->s.avail_idx = (uint16_t)(vq->s.avail_idx + n);
 	vq->num_free -= n;

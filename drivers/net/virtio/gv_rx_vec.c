@@ -226,12 +226,12 @@ static __rte_always_inline void vec_stats(struct gv_qstats *st, const uint32_t g
 
 /*
  * Size bins on 16-bit lanes, two thresholds per compare: a group's lengths
- * are packed to 16 bits (saturating; every threshold is below 65535) and
- * flipped by 0x8000 so a signed compare orders them as unsigned; each
- * accumulator lane counts the packets longer than its threshold - 1.
- * GV_GE(t): threshold t, flipped, minus one. 0x7fff: the unused ninth.
+ * are packed to signed 16 bits (saturating at 32767, above every
+ * threshold); each accumulator lane counts the packets longer than its
+ * threshold - 1. GV_GE(t): that bound for threshold t; GV_GE_NONE fills
+ * the unused eighth lane group (nothing is longer than 32767 there).
  */
-#define GV_GE(t) ((int16_t)(((t) - 1) ^ 0x8000))
+#define GV_GE(t) ((int16_t)((t) - 1))
 #define GV_GE_NONE ((int16_t)0x7fff)
 
 /*
@@ -248,14 +248,14 @@ vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 	struct gv_vq *vq = rxq->q.vq;
 	const struct gv_split_used_elem *ring = gvf_used_ring(vq);
 	void *const *cks = gvf_cookies(vq);
-	const uint16_t lu = gvf_last_used(vq);
-	const uint32_t mask = gvf_mask(vq), num = mask + 1;
+	const uint32_t mask = gvf_mask(vq);
 	const uint32_t hdr = rxq->hdr_size;
+	const uint32_t k0 = *kp, pos0 = (uint16_t)(gvf_last_used(vq) + k0) & mask;
+	/* Whole groups left that do not reach the ring's end. */
+	const uint32_t groups = RTE_MIN(got - k0, mask + 1 - pos0) / 8;
 	const __m256i hdr1 = _mm256_set1_epi32((int)(hdr + 1));
 	const __m256i lim = _mm256_set1_epi32((int)(gvf_len(vq) - hdr - 1));
 	const __m256i hdrv = _mm256_set1_epi32((int)hdr);
-	/* ids and lengths come out of the shuffle as entries 0 1 4 5 2 3 6 7 */
-	const __m256i step = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
 	const __m128i rearm_ol = _mm_set_epi64x((long long)rxq->mbuf_ol,
 						(long long)rxq->mbuf_rearm);
 	/* Accumulator j: thresholds j (low half) and j + 4 (high half). */
@@ -263,19 +263,17 @@ vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 	const __m256i t1 = _mm256_setr_m128i(_mm_set1_epi16(GV_GE(65)), _mm_set1_epi16(GV_GE(1024)));
 	const __m256i t2 = _mm256_setr_m128i(_mm_set1_epi16(GV_GE(128)), _mm_set1_epi16(GV_GE(1519)));
 	const __m256i t3 = _mm256_setr_m128i(_mm_set1_epi16(GV_GE(256)), _mm_set1_epi16(GV_GE_NONE));
-	const __m128i flip = _mm_set1_epi16((short)0x8000);
 	__m256i sum = _mm256_setzero_si256(), ge0 = sum, ge1 = sum, ge2 = sum, ge3 = sum;
-	const uint32_t k0 = *kp;
-	uint32_t k = k0;
+	/* The ids expected at the group's positions, in the order the shuffle gives them. */
+	__m256i want = _mm256_add_epi32(_mm256_set1_epi32((int)pos0),
+					_mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
+	uint32_t g, pos = pos0;
 
-	while (got - k >= 8) {
-		const uint32_t pos = (uint16_t)(lu + k) & mask;
-		__m256i e0, e1, ids, lens, t, ok, plen, d16;
+	for (g = 0; g < groups; g++, pos += 8) {
+		__m256i e0, e1, ids, lens, t, ok, plen, c0, c1;
 		__m128i lo, hi;
 		struct rte_mbuf *m[8];
 
-		if (pos + 8 > num)
-			break;
 		e0 = _mm256_loadu_si256((const __m256i *)&ring[pos]);
 		e1 = _mm256_loadu_si256((const __m256i *)&ring[pos + 4]);
 		GV_OPAQUE(e0);
@@ -287,35 +285,39 @@ vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 							     _mm256_castsi256_ps(e1),
 							     _MM_SHUFFLE(3, 1, 3, 1)));
 		t = _mm256_sub_epi32(lens, hdr1);
-		ok = _mm256_and_si256(
-			_mm256_cmpeq_epi32(ids, _mm256_add_epi32(_mm256_set1_epi32((int)pos), step)),
-			_mm256_cmpeq_epi32(_mm256_max_epu32(t, lim), lim));
+		ok = _mm256_and_si256(_mm256_cmpeq_epi32(ids, want),
+				      _mm256_cmpeq_epi32(_mm256_max_epu32(t, lim), lim));
 		if (unlikely(_mm256_movemask_epi8(ok) != -1))
 			break;
+		want = _mm256_add_epi32(want, _mm256_set1_epi32(8));
 		plen = _mm256_sub_epi32(lens, hdrv);
 		sum = _mm256_add_epi32(sum, plen);
 		lo = _mm256_castsi256_si128(plen); /* entries 0 1 4 5 */
 		hi = _mm256_extracti128_si256(plen, 1); /* entries 2 3 6 7 */
-		d16 = _mm256_broadcastsi128_si256(_mm_xor_si128(_mm_packus_epi32(lo, hi), flip));
-		ge0 = _mm256_sub_epi16(ge0, _mm256_cmpgt_epi16(d16, t0));
-		ge1 = _mm256_sub_epi16(ge1, _mm256_cmpgt_epi16(d16, t1));
-		ge2 = _mm256_sub_epi16(ge2, _mm256_cmpgt_epi16(d16, t2));
-		ge3 = _mm256_sub_epi16(ge3, _mm256_cmpgt_epi16(d16, t3));
-		for (unsigned int j = 0; j < 8; j++)
-			m[j] = cks[pos + j];
+		{
+			const __m256i d16 = _mm256_broadcastsi128_si256(_mm_packs_epi32(lo, hi));
+
+			ge0 = _mm256_sub_epi16(ge0, _mm256_cmpgt_epi16(d16, t0));
+			ge1 = _mm256_sub_epi16(ge1, _mm256_cmpgt_epi16(d16, t1));
+			ge2 = _mm256_sub_epi16(ge2, _mm256_cmpgt_epi16(d16, t2));
+			ge3 = _mm256_sub_epi16(ge3, _mm256_cmpgt_epi16(d16, t3));
+		}
+		/* The mbufs: loaded once, stored out and used from registers. */
+		c0 = _mm256_loadu_si256((const __m256i *)&cks[pos]);
+		c1 = _mm256_loadu_si256((const __m256i *)&cks[pos + 4]);
+		_mm256_storeu_si256((__m256i *)&pkts[k0 + 8 * g], c0);
+		_mm256_storeu_si256((__m256i *)&pkts[k0 + 8 * g + 4], c1);
+		_mm256_storeu_si256((__m256i *)&m[0], c0);
+		_mm256_storeu_si256((__m256i *)&m[4], c1);
 		vec_init4(rearm_ol, lo, m[0], m[1], m[4], m[5]);
 		vec_init4(rearm_ol, hi, m[2], m[3], m[6], m[7]);
-		_mm256_storeu_si256((__m256i *)&pkts[k], _mm256_loadu_si256((const __m256i *)&cks[pos]));
-		_mm256_storeu_si256((__m256i *)&pkts[k + 4],
-				    _mm256_loadu_si256((const __m256i *)&cks[pos + 4]));
 		if (unlikely((vec_byte0(m[0]) | vec_byte0(m[1]) | vec_byte0(m[2]) | vec_byte0(m[3]) |
 			      vec_byte0(m[4]) | vec_byte0(m[5]) | vec_byte0(m[6]) | vec_byte0(m[7])) &
 			     1))
 			vec_mcast(&rxq->q.st, m, 8);
-		k += 8;
 	}
-	*kp = k;
-	if (k != k0) {
+	*kp = k0 + 8 * g;
+	if (g != 0) {
 		const __m256i one = _mm256_set1_epi16(1);
 		uint32_t ge[8];
 		__m256i r;
@@ -329,7 +331,7 @@ vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 		_mm256_storeu_si256((__m256i *)ge, r);
 		x = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
 		x = _mm_add_epi32(x, _mm_srli_si128(x, 8));
-		vec_stats(&rxq->q.st, ge, k - k0,
+		vec_stats(&rxq->q.st, ge, 8 * g,
 			  (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(x, _mm_srli_si128(x, 4))));
 	}
 }
@@ -340,13 +342,14 @@ vec_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 	struct gv_vq *vq = rxq->q.vq;
 	const struct gv_split_used_elem *ring = gvf_used_ring(vq);
 	void *const *cks = gvf_cookies(vq);
-	const uint16_t lu = gvf_last_used(vq);
-	const uint32_t mask = gvf_mask(vq), num = mask + 1;
+	const uint32_t mask = gvf_mask(vq);
 	const uint32_t hdr = rxq->hdr_size;
+	const uint32_t k0 = *kp, pos0 = (uint16_t)(gvf_last_used(vq) + k0) & mask;
+	/* Whole groups left that do not reach the ring's end. */
+	const uint32_t groups = RTE_MIN(got - k0, mask + 1 - pos0) / 4;
 	const __m128i hdr1 = _mm_set1_epi32((int)(hdr + 1));
 	const __m128i lim = _mm_set1_epi32((int)(gvf_len(vq) - hdr - 1));
 	const __m128i hdrv = _mm_set1_epi32((int)hdr);
-	const __m128i step = _mm_setr_epi32(0, 1, 2, 3);
 	const __m128i rearm_ol = _mm_set_epi64x((long long)rxq->mbuf_ol,
 						(long long)rxq->mbuf_rearm);
 	/* Accumulator j: thresholds 2j (low half) and 2j + 1 (high half). */
@@ -358,18 +361,15 @@ vec_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 					  GV_GE(1024), GV_GE(1024), GV_GE(1024));
 	const __m128i t3 = _mm_setr_epi16(GV_GE(1519), GV_GE(1519), GV_GE(1519), GV_GE(1519),
 					  GV_GE_NONE, GV_GE_NONE, GV_GE_NONE, GV_GE_NONE);
-	const __m128i flip = _mm_set1_epi16((short)0x8000);
 	__m128i sum = _mm_setzero_si128(), ge0 = sum, ge1 = sum, ge2 = sum, ge3 = sum;
-	const uint32_t k0 = *kp;
-	uint32_t k = k0;
+	/* The ids expected at the group's positions. */
+	__m128i want = _mm_add_epi32(_mm_set1_epi32((int)pos0), _mm_setr_epi32(0, 1, 2, 3));
+	uint32_t g, pos = pos0;
 
-	while (got - k >= 4) {
-		const uint32_t pos = (uint16_t)(lu + k) & mask;
-		__m128i e0, e1, ids, lens, t, ok, plen, d16;
+	for (g = 0; g < groups; g++, pos += 4) {
+		__m128i e0, e1, ids, lens, t, ok, plen, d16, c0, c1;
 		struct rte_mbuf *m[4];
 
-		if (pos + 4 > num)
-			break;
 		e0 = _mm_loadu_si128((const __m128i *)&ring[pos]);
 		e1 = _mm_loadu_si128((const __m128i *)&ring[pos + 2]);
 		GV_OPAQUE(e0);
@@ -379,29 +379,32 @@ vec_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 		lens = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(e0), _mm_castsi128_ps(e1),
 						       _MM_SHUFFLE(3, 1, 3, 1)));
 		t = _mm_sub_epi32(lens, hdr1);
-		ok = _mm_and_si128(_mm_cmpeq_epi32(ids, _mm_add_epi32(_mm_set1_epi32((int)pos), step)),
+		ok = _mm_and_si128(_mm_cmpeq_epi32(ids, want),
 				   _mm_cmpeq_epi32(_mm_max_epu32(t, lim), lim));
 		if (unlikely(_mm_movemask_epi8(ok) != 0xffff))
 			break;
+		want = _mm_add_epi32(want, _mm_set1_epi32(4));
 		plen = _mm_sub_epi32(lens, hdrv);
 		sum = _mm_add_epi32(sum, plen);
-		d16 = _mm_xor_si128(_mm_packus_epi32(plen, plen), flip);
+		d16 = _mm_packs_epi32(plen, plen);
 		ge0 = _mm_sub_epi16(ge0, _mm_cmpgt_epi16(d16, t0));
 		ge1 = _mm_sub_epi16(ge1, _mm_cmpgt_epi16(d16, t1));
 		ge2 = _mm_sub_epi16(ge2, _mm_cmpgt_epi16(d16, t2));
 		ge3 = _mm_sub_epi16(ge3, _mm_cmpgt_epi16(d16, t3));
-		for (unsigned int j = 0; j < 4; j++)
-			m[j] = cks[pos + j];
+		/* The mbufs: loaded once, stored out and used from registers. */
+		c0 = _mm_loadu_si128((const __m128i *)&cks[pos]);
+		c1 = _mm_loadu_si128((const __m128i *)&cks[pos + 2]);
+		_mm_storeu_si128((__m128i *)&pkts[k0 + 4 * g], c0);
+		_mm_storeu_si128((__m128i *)&pkts[k0 + 4 * g + 2], c1);
+		_mm_storeu_si128((__m128i *)&m[0], c0);
+		_mm_storeu_si128((__m128i *)&m[2], c1);
 		vec_init4(rearm_ol, plen, m[0], m[1], m[2], m[3]);
-		_mm_storeu_si128((__m128i *)&pkts[k], _mm_loadu_si128((const __m128i *)&cks[pos]));
-		_mm_storeu_si128((__m128i *)&pkts[k + 2], _mm_loadu_si128((const __m128i *)&cks[pos + 2]));
 		if (unlikely((vec_byte0(m[0]) | vec_byte0(m[1]) | vec_byte0(m[2]) | vec_byte0(m[3])) &
 			     1))
 			vec_mcast(&rxq->q.st, m, 4);
-		k += 4;
 	}
-	*kp = k;
-	if (k != k0) {
+	*kp = k0 + 4 * g;
+	if (g != 0) {
 		const __m128i one = _mm_set1_epi16(1);
 		uint32_t ge[8];
 
@@ -411,7 +414,7 @@ vec_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 		_mm_storeu_si128((__m128i *)&ge[4], _mm_hadd_epi32(_mm_madd_epi16(ge2, one),
 								   _mm_madd_epi16(ge3, one)));
 		sum = _mm_add_epi32(sum, _mm_srli_si128(sum, 8));
-		vec_stats(&rxq->q.st, ge, k - k0,
+		vec_stats(&rxq->q.st, ge, 4 * g,
 			  (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(sum, _mm_srli_si128(sum, 4))));
 	}
 }
