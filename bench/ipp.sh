@@ -26,7 +26,12 @@
 # vectorized=1: its vector RX path where eligible;
 # DPDK vectorized=1, in_order=0 on split). DIR rx = guest RX, tx = guest TX.
 #
-# Environment: GV_IPP_SIMD (EAL's SIMD limit for both drivers: 128 runs
+# SIDE=backend counts the other side instead: the back-end's bursts
+# (net_vhost's enqueue for guest RX, its dequeue plus one empty poll for
+# guest TX) in the same measured rounds, per packet the driver moved: what
+# each driver's way of filling the ring costs the back-end.
+#
+# Environment: SIDE (driver | backend), GV_IPP_SIMD (EAL's SIMD limit for both drivers: 128 runs
 # gvirtio's SSE vector body instead of AVX2), BURST (32), SIZE (64), ITERS (2000 measured bursts, after
 # 200 not measured), RING (256), DRIVERS ("gv dpdk"), OUT (directory for
 # the callgrind dumps, default bench/results/ipp-<timestamp>; read them
@@ -42,6 +47,12 @@ BURST=${BURST:-32}
 SIZE=${SIZE:-64}
 ITERS=${ITERS:-2000}
 RING=${RING:-256}
+SIDE=${SIDE:-driver}
+case $SIDE in
+driver) TOGGLES="--toggle-collect=bench_rx --toggle-collect=bench_tx" ;;
+backend) TOGGLES="--toggle-collect=backend_rx --toggle-collect=backend_tx" ;;
+*) echo "ipp.sh: SIDE must be driver or backend" >&2; exit 2 ;;
+esac
 DRIVERS=${DRIVERS:-gv dpdk}
 OUT=${OUT:-$ROOT/bench/results/ipp-$(date -u +%Y%m%d-%H%M%S)}
 
@@ -68,8 +79,9 @@ run() {
 	local drv=$1 row=$2 layout mrg path dir base line pkts ir paths pid
 	IFS=/ read -r layout mrg path dir <<<"$row"
 	base=$OUT/$drv-${row//\//-}
-	GV_IPP_FAST_EXIT=1 valgrind --tool=callgrind --collect-atstart=no --toggle-collect=bench_rx \
-		--toggle-collect=bench_tx --callgrind-out-file="$base.cg" \
+	# shellcheck disable=SC2086 # two options
+	GV_IPP_FAST_EXIT=1 valgrind --tool=callgrind --collect-atstart=no $TOGGLES \
+		--callgrind-out-file="$base.cg" \
 		"$BIN" "$drv" "$layout" "$mrg" "$path" "$dir" "$BURST" "$SIZE" "$ITERS" "$RING" \
 		>"$base.log" 2>&1 &
 	pid=$!
@@ -92,7 +104,7 @@ run() {
 	awk -v ir="$ir" -v p="$pkts" -v paths="$paths" 'BEGIN { printf "%.1f|%s\n", ir / p, paths }'
 }
 
-echo "Instructions per packet, burst $BURST, $SIZE B frames, ring $RING, $ITERS measured bursts (callgrind; bench/ipp.sh)"
+echo "Instructions per packet ($SIDE side), burst $BURST, $SIZE B frames, ring $RING, $ITERS measured bursts (callgrind; bench/ipp.sh)"
 echo
 echo "| row (layout/mrg/path/dir) | gvirtio | DPDK | gvirtio/DPDK | gvirtio rx / tx path | DPDK rx / tx path |"
 echo "| --- | ---: | ---: | ---: | --- | --- |"
