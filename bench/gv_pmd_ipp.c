@@ -80,6 +80,15 @@ uint16_t backend_tx(uint16_t port, struct rte_mbuf **p, uint16_t n)
 	return rte_eth_tx_burst(port, 0, p, n);
 }
 
+/* An RX poll that finds nothing (SIDE=idle in bench/ipp.sh). */
+__attribute__((noinline, noclone)) uint16_t bench_idle(uint16_t port, struct rte_mbuf **p,
+						       uint16_t n);
+
+uint16_t bench_idle(uint16_t port, struct rte_mbuf **p, uint16_t n)
+{
+	return rte_eth_rx_burst(port, 0, p, n);
+}
+
 /* Warm-up bursts: the same, not collected. */
 static __attribute__((noinline)) uint16_t warm_rx(uint16_t port, struct rte_mbuf **p, uint16_t n)
 {
@@ -304,6 +313,15 @@ int main(int argc, char **argv)
 
 		ret = o.rx ? rx_round(&o, &p, vc.mp, measured, &c) : tx_round(&o, &p, gc.mp, measured, &c);
 		bad += ret != 0;
+	}
+	/* GV_IPP_IDLE=N: then N RX polls with nothing sent (each must find nothing). */
+	if (getenv("GV_IPP_IDLE") && bad == 0) {
+		struct rte_mbuf *m[MAX_BURST];
+		const long idle = atol(getenv("GV_IPP_IDLE"));
+
+		for (long i = 0; i < idle; i++)
+			bad += bench_idle(p.gv, m, (uint16_t)o.burst) != 0;
+		printf("idle_polls=%ld ", idle);
 	}
 	printf("drv=%s layout=%s mrg=%d path=%s dir=%s burst=%u size=%u ring=%u args=%s "
 	       "pkts=%" PRIu64 " bursts=%" PRIu64 " short=%" PRIu64 " errors=%d",

@@ -33,6 +33,28 @@ GV_INLINE bool gvb_broken(const struct gv_vq *vq)
 	return vq->broken;
 }
 
+/*
+ * False only when the device has certainly returned nothing since the
+ * last get: split's used index unchanged, packed's next descriptor still
+ * available to the device (and no in-order batch open). One load of
+ * shared memory, nothing written: the test of a poll that finds nothing
+ * (a busy-polling application spends most polls there). True sends the
+ * caller to the get verbs, which read with barriers and classify
+ * whatever the device wrote; no barrier is needed here.
+ */
+GV_INLINE bool gvb_used_maybe(const struct gv_vq *vq, const enum gv_layout L)
+{
+	if (L == GV_LAYOUT_SPLIT)
+		return gv_load16(&vq->s.used->idx) != vq->s.last_used;
+	{
+		const uint16_t f = gv_load16(&vq->p.desc[vq->p.used_idx].flags);
+		/* Available to the device in this lap: AVAIL == wrap, USED != wrap. */
+		const uint16_t avail = vq->p.used_wrap ? GV_DESC_F_AVAIL : GV_DESC_F_USED;
+
+		return vq->p.batch_open || (f & (GV_DESC_F_AVAIL | GV_DESC_F_USED)) != avail;
+	}
+}
+
 /* ------------------------------------------------------------- split -- */
 
 /*

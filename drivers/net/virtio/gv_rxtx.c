@@ -423,22 +423,46 @@ static __rte_always_inline uint16_t rx_plain_t(struct gv_rxq *rxq, struct rte_mb
 	return nrx;
 }
 
+/*
+ * A poll that finds nothing (the device returned no buffer): only the
+ * refill retry (a ring left short while the pool was dry) and the broken
+ * check run, no queue state is written. True when that was all.
+ */
+static __rte_noinline void rx_finish_idle(struct gv_rxq *rxq, const enum gv_layout L,
+					   const enum gv_barrier B)
+{
+	if (L == GV_LAYOUT_PACKED)
+		rx_finish(rxq, GV_LAYOUT_PACKED, B);
+	else
+		rx_finish(rxq, GV_LAYOUT_SPLIT, B);
+}
+
+static __rte_always_inline bool rx_idle(struct gv_rxq *rxq, const enum gv_layout L,
+					const enum gv_barrier B)
+{
+	if (gvb_used_maybe(rxq->q.vq, L))
+		return false;
+	if (unlikely(gvb_num_free(rxq->q.vq) >= rxq->refill_thresh || gvb_broken(rxq->q.vq)))
+		rx_finish_idle(rxq, L, B); /* out of line: the burst's own copy stays lean */
+	return true;
+}
+
 static __rte_always_inline uint16_t rx_simple_t(void *q, struct rte_mbuf **pkts, uint16_t n,
 						const enum gv_layout L, const enum gv_barrier B)
 {
-	return rx_plain_t(q, pkts, n, false, L, B);
+	return rx_idle(q, L, B) ? 0 : rx_plain_t(q, pkts, n, false, L, B);
 }
 
 static __rte_always_inline uint16_t rx_full_t(void *q, struct rte_mbuf **pkts, uint16_t n,
 					      const enum gv_layout L, const enum gv_barrier B)
 {
-	return rx_plain_t(q, pkts, n, true, L, B);
+	return rx_idle(q, L, B) ? 0 : rx_plain_t(q, pkts, n, true, L, B);
 }
 
 static __rte_always_inline uint16_t rx_mrg_body_t(void *q, struct rte_mbuf **pkts, uint16_t n,
 						  const enum gv_layout L, const enum gv_barrier B)
 {
-	return rx_mrg_t(q, pkts, n, L, B);
+	return rx_idle(q, L, B) ? 0 : rx_mrg_t(q, pkts, n, L, B);
 }
 
 /* Give back every mbuf the queue holds (port stop). */
