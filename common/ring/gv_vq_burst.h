@@ -45,7 +45,6 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 				       uint32_t n, const bool in_order, const enum gv_barrier B)
 {
 	const uint16_t lu = vq->s.last_used;
-	uint16_t pending = (uint16_t)(gv_load16(&vq->s.used->idx) - lu);
 	const struct gv_split_used_elem *ring = vq->s.used->ring;
 	struct gv_slot *const slot = vq->slot;
 	uint16_t *const next = vq->next;
@@ -54,15 +53,11 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 	uint16_t *link = vq->num_free ? &next[vq->s.free_tail] : &vq->s.free_head;
 	uint16_t free_head = vq->s.free_head, tail = vq->s.free_tail;
 	uint32_t k, freed = 0;
+	/* Last: the queue's fields above are loaded before its read barrier. */
+	const uint16_t pending = split_used_avail(vq, B);
 
 	if (pending == 0)
 		return 0;
-	if (GV_UNLIKELY(pending > vq->inflight)) {
-		GV_VQ_FAIL(vq, bad_used_idx);
-		return 0;
-	}
-	/* The index load before the loads of the entries it covers. */
-	gv_rmb(B);
 	if (n > pending)
 		n = pending;
 	for (k = 0; k < n; k++) {
@@ -118,21 +113,16 @@ GV_INLINE uint32_t split_reclaim_fast(struct gv_vq *vq, void **cookies, uint32_t
 				      const enum gv_barrier B)
 {
 	const uint16_t lu = vq->s.last_used;
-	uint16_t pending = (uint16_t)(gv_load16(&vq->s.used->idx) - lu);
 	struct gv_slot *const slot = vq->slot;
 	uint16_t *const next = vq->next;
 	const uint32_t mask = vq->mask;
 	uint16_t *link = vq->num_free ? &next[vq->s.free_tail] : &vq->s.free_head;
 	uint16_t tail = vq->s.free_tail;
 	uint32_t freed = 0;
+	const uint16_t pending = split_used_avail(vq, B); /* last, as above */
 
 	if (pending == 0)
 		return 0;
-	if (GV_UNLIKELY(pending > vq->inflight)) {
-		GV_VQ_FAIL(vq, bad_used_idx);
-		return 0;
-	}
-	gv_rmb(B);
 	if (n > pending)
 		n = pending;
 	for (uint32_t k = 0; k < n; k++) {
