@@ -311,19 +311,10 @@ GV_INLINE uint32_t packed_reclaim_fast(struct gv_vq *vq, void **cookies, uint32_
 		uint16_t id;
 
 		if (!vq->p.batch_open) {
-			uint32_t len;
-			int last;
-
 			vq->p.used_idx = pos;
 			vq->p.used_wrap = wrap;
-			if (packed_used_here(vq) <= 0)
+			if (!packed_batch_open(vq, B))
 				break;
-			gv_rmb(B);
-			last = packed_used_id(vq, &len);
-			if (last < 0)
-				break;
-			vq->p.batch_last = (uint16_t)last;
-			vq->p.batch_open = 1;
 		}
 		do {
 			struct gv_slot *s;

@@ -322,6 +322,28 @@ GV_INLINE uint32_t packed_get_used(struct gv_vq *vq, void **cookies, uint32_t *l
 }
 
 /*
+ * IN_ORDER: open the batch the used descriptor at the used position
+ * closes (every chain in posting order up to its id). False when that
+ * descriptor is not used yet, or is bad (the queue is then broken).
+ */
+GV_INLINE bool packed_batch_open(struct gv_vq *vq, const enum gv_barrier B)
+{
+	uint32_t len;
+	int last;
+
+	if (packed_used_here(vq) <= 0)
+		return false;
+	/* The flags load before the loads of id and length. */
+	gv_rmb(B);
+	last = packed_used_id(vq, &len);
+	if (last < 0)
+		return false;
+	vq->p.batch_last = (uint16_t)last;
+	vq->p.batch_open = 1;
+	return true;
+}
+
+/*
  * IN_ORDER: one used descriptor may close a batch of chains; every chain
  * up to its id is done. A batch larger than `n` is finished on the next
  * call (batch_open).
@@ -334,19 +356,8 @@ GV_INLINE uint32_t packed_reclaim_in_order(struct gv_vq *vq, void **cookies, uin
 	while (k < n && vq->inflight) {
 		uint16_t id;
 
-		if (!vq->p.batch_open) {
-			uint32_t len;
-			int last;
-
-			if (packed_used_here(vq) <= 0)
-				break;
-			gv_rmb(B);
-			last = packed_used_id(vq, &len);
-			if (last < 0)
-				break;
-			vq->p.batch_last = (uint16_t)last;
-			vq->p.batch_open = 1;
-		}
+		if (!vq->p.batch_open && !packed_batch_open(vq, B))
+			break;
 		id = vq->order[vq->order_get];
 		packed_order_pop(vq);
 		cookies[k++] = vq->slot[id].cookie;
