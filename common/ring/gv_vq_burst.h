@@ -462,11 +462,7 @@ GV_INLINE uint32_t packed_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 	}
 	vq->p.free_id = id;
 	vq->order_put = op;
-	vq->p.avail_idx = pos;
-	vq->p.avail_wrap = wrap;
-	vq->num_free -= n;
-	vq->p.added += n;
-	vq->inflight += n;
+	packed_posted(vq, pos, wrap, n, n);
 	return n;
 }
 

@@ -93,6 +93,20 @@ GV_INLINE void packed_stage_head(struct gv_vq *vq, uint16_t pos, uint16_t flags)
 	}
 }
 
+/*
+ * After posting `chains` chains of `ndesc` descriptors in all: the next
+ * free ring position and its wrap counter, and the counters.
+ */
+GV_INLINE void packed_posted(struct gv_vq *vq, uint16_t pos, uint8_t wrap, uint32_t ndesc,
+			     uint32_t chains)
+{
+	vq->p.avail_idx = pos;
+	vq->p.avail_wrap = wrap;
+	vq->num_free -= ndesc;
+	vq->p.added += ndesc;
+	vq->inflight += chains;
+}
+
 GV_INLINE int packed_add(struct gv_vq *vq, const struct gv_seg *segs, uint16_t n_out,
 			 uint16_t n_in, void *cookie, bool indirect, const enum gv_barrier B)
 {
@@ -152,11 +166,7 @@ GV_INLINE int packed_add(struct gv_vq *vq, const struct gv_seg *segs, uint16_t n
 	vq->slot[id] = (struct gv_slot){ cookie, in_len, (uint16_t)need, 0 };
 	packed_order_push(vq, id);
 	packed_stage_head(vq, head, head_flags);
-	vq->p.avail_idx = pos;
-	vq->p.avail_wrap = wrap;
-	vq->num_free -= need;
-	vq->p.added += need;
-	vq->inflight++;
+	packed_posted(vq, pos, wrap, need, 1);
 	return 0;
 }
 
@@ -187,11 +197,7 @@ GV_INLINE uint32_t packed_add_burst(struct gv_vq *vq, const struct gv_seg *segs,
 			wrap ^= 1;
 		}
 	}
-	vq->p.avail_idx = pos;
-	vq->p.avail_wrap = wrap;
-	vq->num_free -= n;
-	vq->p.added += n;
-	vq->inflight += n;
+	packed_posted(vq, pos, wrap, n, n);
 	return n;
 }
 
