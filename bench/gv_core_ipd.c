@@ -89,8 +89,12 @@ static int run_vq(enum gv_layout layout, uint32_t burst)
 	struct gv_vqd *d = aligned_alloc(64, (gv_vqd_state_size() + 63) & ~63ul);
 	void *ring = aligned_alloc(4096, (gv_ring_size(layout, NUM, 0) + 4095) & ~4095ul);
 	uint8_t *bufs = aligned_alloc(4096, (size_t)NUM * BUF_LEN);
-	struct gv_vq_config vc = { 0 };
-	struct gv_vqd_config dc = { 0 };
+	const struct gv_vq_config vc = { .layout = layout, .barrier = GV_BARRIER_SMP, .num = NUM,
+					 .ring = ring, .ring_iova = (uint64_t)(uintptr_t)ring };
+	struct gv_vqd_config dc = { .layout = layout, .barrier = GV_BARRIER_SMP, .num = NUM,
+				    .xlate = xlate_identity,
+				    .flat_addr = (uint64_t)(uintptr_t)bufs,
+				    .flat_len = (uint64_t)NUM * BUF_LEN, .flat_host = bufs };
 	static struct gv_seg segs[NUM];
 	static void *ck[NUM], *out[NUM];
 	static uint32_t lens[NUM], got_lens[NUM];
@@ -99,20 +103,8 @@ static int run_vq(enum gv_layout layout, uint32_t burst)
 
 	if (!vq || !d || !ring || !bufs)
 		return 1;
-	vc.layout = layout;
-	vc.barrier = GV_BARRIER_SMP;
-	vc.num = NUM;
-	vc.ring = ring;
-	vc.ring_iova = (uint64_t)(uintptr_t)ring;
 	if (gv_vq_init(vq, &vc))
 		return 1;
-	dc.layout = layout;
-	dc.barrier = GV_BARRIER_SMP;
-	dc.num = NUM;
-	dc.xlate = xlate_identity;
-	dc.flat_addr = (uint64_t)(uintptr_t)bufs;
-	dc.flat_len = (uint64_t)NUM * BUF_LEN;
-	dc.flat_host = bufs;
 	gv_vq_addrs(vq, &dc.addrs);
 	if (gv_vqd_init(d, &dc))
 		return 1;

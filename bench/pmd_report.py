@@ -526,13 +526,20 @@ def markdown(rows, vg, meta):
             w("```")
             w("")
     w(meta.get("perf", ""))
+    md_figure_and_raw(w, meta, "gvirtio and DPDK Mpps per row (median, min-max) and gv/DPDK ratio",
+                      "Raw results (every sample, the paths, callgrind details)")
+    return "\n".join(out)
+
+
+def md_figure_and_raw(w, meta, alt, raw):
+    """The report's tail: its plot (meta png_md, with alt text `alt`) and
+    where its raw results are (meta json_md, after `raw`), when there are."""
     if meta.get("png_md"):
         w("")
-        w("![gvirtio and DPDK Mpps per row (median, min-max) and gv/DPDK ratio](%s)" % meta["png_md"])
+        w("![%s](%s)" % (alt, meta["png_md"]))
     if meta.get("json_md"):
         w("")
-        w("Raw results (every sample, the paths, callgrind details): `%s`." % meta["json_md"])
-    return "\n".join(out)
+        w("%s: `%s`." % (raw, meta["json_md"]))
 
 
 GNUPLOT = r"""

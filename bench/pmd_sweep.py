@@ -11,8 +11,8 @@ import shutil
 import subprocess
 import sys
 
-from pmd_report import (DIRS, fmt, get_meta, header_line, load_jsonl, pct_fmt, repo_rel, save,
-                        summarize)
+from pmd_report import (DIRS, fmt, get_meta, header_line, load_jsonl, md_figure_and_raw, pct_fmt,
+                        repo_rel, save, summarize)
 
 WITHIN = 0.10  # the "within 10% of the best setting"
 
@@ -123,12 +123,7 @@ def sweep_markdown(rows, tables, meta):
         w("Notes:")
         for rid, n in notes:
             w("- %s %s" % (rid, n))
-    if meta.get("png_md"):
-        w("")
-        w("![Mpps by ring and burst size, per layout and driver](%s)" % meta["png_md"])
-    if meta.get("json_md"):
-        w("")
-        w("Raw results: `%s`." % meta["json_md"])
+    md_figure_and_raw(w, meta, "Mpps by ring and burst size, per layout and driver", "Raw results")
     return "\n".join(out)
 
 

@@ -54,12 +54,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static bool same(const struct gv_user_args *a, const struct gv_user_args *b)
 {
 	return !strcmp(a->path, b->path) && a->have_path == b->have_path &&
-	       a->server == b->server && a->packed == b->packed && a->mrg == b->mrg &&
-	       a->in_order == b->in_order && a->queues == b->queues &&
-	       a->queue_size == b->queue_size && a->speed == b->speed &&
+	       a->server == b->server && a->ring.packed == b->ring.packed &&
+	       a->ring.mrg == b->ring.mrg && a->ring.in_order == b->ring.in_order &&
+	       a->queues == b->queues && a->queue_size == b->queue_size && a->speed == b->speed &&
 	       a->have_mac == b->have_mac &&
-	       (!a->have_mac || rte_is_same_ether_addr(&a->mac, &b->mac)) && a->force == b->force &&
-	       a->vec_mode == b->vec_mode;
+	       (!a->have_mac || rte_is_same_ether_addr(&a->mac, &b->mac)) &&
+	       a->ring.force == b->ring.force && a->ring.vec_mode == b->ring.vec_mode;
 }
 
 /* pci: the PCI device's keys (no path; queues 0 = every pair). */
@@ -77,9 +77,11 @@ static void check_ranges(const struct gv_user_args *a, bool pci)
 	FZ_CHECK(a->queue_size >= GV_USER_QUEUE_MIN && a->queue_size <= GV_USER_QUEUE_MAX,
 		 "queue_size %u", a->queue_size);
 	FZ_CHECK(!a->have_mac || !rte_is_multicast_ether_addr(&a->mac), "multicast mac accepted");
-	FZ_CHECK(a->force >= GV_FORCE_NONE && a->force <= GV_FORCE_FULL, "datapath %d", a->force);
-	FZ_CHECK(a->vec_mode == GV_VEC_AUTO || a->vec_mode == GV_VEC_OFF || a->vec_mode == GV_VEC_ON,
-		 "vectorized %d", a->vec_mode);
+	FZ_CHECK(a->ring.force >= GV_FORCE_NONE && a->ring.force <= GV_FORCE_FULL, "datapath %d",
+		 a->ring.force);
+	FZ_CHECK(a->ring.vec_mode == GV_VEC_AUTO || a->ring.vec_mode == GV_VEC_OFF ||
+			 a->ring.vec_mode == GV_VEC_ON,
+		 "vectorized %d", a->ring.vec_mode);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -125,11 +127,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	snprintf(again, sizeof(a.path) + 256,
 		 "server=%d,packed_vq=%d,mrg_rxbuf=%d,in_order=%d,queues=%u,queue_size=%u,speed=%u",
-		 a.server, a.packed, a.mrg, a.in_order, a.queues, a.queue_size, a.speed);
-	if (a.force)
-		snprintf(again + strlen(again), 32, ",datapath=%s", paths[a.force]);
-	if (a.vec_mode != GV_VEC_AUTO)
-		snprintf(again + strlen(again), 32, ",vectorized=%d", a.vec_mode == GV_VEC_ON);
+		 a.server, a.ring.packed, a.ring.mrg, a.ring.in_order, a.queues, a.queue_size,
+		 a.speed);
+	if (a.ring.force)
+		snprintf(again + strlen(again), 32, ",datapath=%s", paths[a.ring.force]);
+	if (a.ring.vec_mode != GV_VEC_AUTO)
+		snprintf(again + strlen(again), 32, ",vectorized=%d", a.ring.vec_mode == GV_VEC_ON);
 	if (a.have_mac) {
 		strcat(again, ",mac=");
 		rte_ether_format_addr(again + strlen(again), RTE_ETHER_ADDR_FMT_SIZE, &a.mac);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gv_test_loop.h - helpers of the tests that run the PMD over the loopback
- * device (test_loop.c, test_loop_offload.c), header only: EAL and mbuf
- * pools, probing and starting a net_gvirtio_loop port, building UDP/IPv4
- * frames, sending and receiving everything, the device's counters.
+ * device (test_loop*.c, test_rx_*.c, test_fault_*.c), header only: EAL and
+ * mbuf pools, probing and starting a net_gvirtio_loop port, building
+ * UDP/IPv4 frames and checking them on arrival, sending and receiving
+ * everything, the device's counters, capturing the log.
  */
 #ifndef GV_TEST_LOOP_H
 #define GV_TEST_LOOP_H
@@ -13,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,6 +25,7 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
+#include <rte_log.h>
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 #include <rte_udp.h>
@@ -152,6 +155,39 @@ static inline struct rte_mbuf *frame(struct rte_mempool *pool, const struct rte_
 	return m;
 }
 
+/* Copy a whole packet out (rte_pktmbuf_read copies only when segmented). */
+static inline void pkt_copy(const struct rte_mbuf *m, uint32_t len, void *buf)
+{
+	const void *d = rte_pktmbuf_read(m, 0, len, buf);
+
+	if (!d)
+		fail_msg("packet shorter than %u bytes", len);
+	if (d != buf)
+		memcpy(buf, d, len);
+}
+
+/*
+ * Received packet m is frame() number `seq` to `dst`, byte for byte, of
+ * its own length (the caller checks that length).
+ */
+static inline void check_frame(const struct rte_mbuf *m, const struct rte_ether_addr *dst,
+			       uint32_t seq)
+{
+	static uint8_t want[9100], got[9100];
+	const uint32_t len = m->pkt_len;
+	struct rte_mbuf *ref;
+	uint32_t s;
+
+	assert_true(len >= 60 && len <= sizeof(got));
+	pkt_copy(m, len, got);
+	memcpy(&s, got + 14 + 28, 4);
+	assert_int_equal(s, seq);
+	ref = frame(len > 2048 ? mp_big : mp, dst, len, seq, -1);
+	memcpy(want, rte_pktmbuf_mtod(ref, void *), len);
+	rte_pktmbuf_free(ref);
+	assert_memory_equal(got, want, len);
+}
+
 /* Send every packet (retrying while the ring is full). */
 static inline void send_all(const struct port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -174,17 +210,6 @@ static inline uint16_t recv_all(const struct port *p, uint16_t q, struct rte_mbu
 		idle = got ? 0 : idle + 1;
 	}
 	return n;
-}
-
-/* Copy a whole packet out (rte_pktmbuf_read copies only when segmented). */
-static inline void pkt_copy(const struct rte_mbuf *m, uint32_t len, void *buf)
-{
-	const void *d = rte_pktmbuf_read(m, 0, len, buf);
-
-	if (!d)
-		fail_msg("packet shorter than %u bytes", len);
-	if (d != buf)
-		memcpy(buf, d, len);
 }
 
 static inline void free_all(struct rte_mbuf **pkts, uint16_t n)
@@ -232,6 +257,42 @@ static inline int gvl_eal_init(const char *prog)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The log into memory (log_capture_open, before the tests): log_start()
+ * marks where a check begins, log_has() looks for text after the mark.
+ */
+static FILE *log_f;
+static char *log_buf;
+static size_t log_len, log_mark;
+
+static inline int log_capture_open(void)
+{
+	log_f = open_memstream(&log_buf, &log_len);
+	return log_f && rte_openlog_stream(log_f) == 0 ? 0 : -1;
+}
+
+static inline void log_capture_close(void)
+{
+	rte_openlog_stream(NULL);
+	fclose(log_f);
+	free(log_buf);
+}
+
+static inline void log_start(void)
+{
+	fflush(log_f);
+	log_mark = log_len;
+}
+
+/* The log since log_start() holds `what`. */
+static inline bool log_has(const char *what)
+{
+	fflush(log_f);
+	if (log_len <= log_mark)
+		return false;
+	return memmem(log_buf + log_mark, log_len - log_mark, what, strlen(what)) != NULL;
 }
 
 #endif /* GV_TEST_LOOP_H */

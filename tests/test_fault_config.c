@@ -21,18 +21,8 @@
 
 /* ---------------------------------------------------------- log capture -- */
 
-static char *log_buf;
-static size_t log_len, log_mark;
-static FILE *log_f;
-
-static void log_begin(void)
-{
-	fflush(log_f);
-	log_mark = log_len;
-}
-
 /*
- * Some line logged since log_begin() holds every one of the (NULL-ended)
+ * Some line logged since log_start() holds every one of the (NULL-ended)
  * needles; print it.
  */
 static void log_expect(const char *what, ...)
@@ -70,7 +60,7 @@ static void log_expect(const char *what, ...)
 /* `call` fails (returns < 0) and a line logged meanwhile holds every needle. */
 #define FAILS(call, what, ...)                                                 \
 	do {                                                                   \
-		log_begin();                                                   \
+		log_start();                                                   \
 		assert_true((call) < 0);                                       \
 		log_expect(what, __VA_ARGS__, NULL);                           \
 	} while (0)
@@ -387,13 +377,10 @@ int main(int argc, char **argv)
 					  SOCKET_ID_ANY);
 	small_mp = rte_pktmbuf_pool_create("cfg_small", 1023, 0, 0, RTE_PKTMBUF_HEADROOM + 512,
 					   SOCKET_ID_ANY);
-	log_f = open_memstream(&log_buf, &log_len);
-	if (!tiny_mp || !small_mp || !log_f || rte_openlog_stream(log_f))
+	if (!tiny_mp || !small_mp || log_capture_open())
 		return 1;
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	rte_openlog_stream(NULL);
-	fclose(log_f);
-	free(log_buf);
+	log_capture_close();
 	gvh_cleanup();
 	rte_eal_cleanup();
 	return ret;

@@ -23,24 +23,6 @@
 enum { RX_SIMPLE = 0, RX_MRG = 1, RX_FULL = 2, RX_VEC_SSE = 3, RX_VEC_AVX2 = 4 };
 
 static unsigned int simd_limit; /* --force-max-simd-bitwidth, 0: EAL's default */
-static FILE *log_f;
-static char *log_buf;
-static size_t log_len, log_mark;
-
-static void log_start(void)
-{
-	fflush(log_f);
-	log_mark = log_len;
-}
-
-/* The log since log_start() has a line containing `what`. */
-static bool log_has(const char *what)
-{
-	fflush(log_f);
-	if (log_len <= log_mark)
-		return false;
-	return memmem(log_buf + log_mark, log_len - log_mark, what, strlen(what)) != NULL;
-}
 
 /* What vectorized=1 must get on an eligible port, from the CPU and the limit. */
 static int expected_vec_path(void)
@@ -164,7 +146,6 @@ static void run_traffic(const char *args, uint32_t total)
 	struct port_cfg cfg = { .mtu = 2000 - RTE_ETHER_HDR_LEN };
 	struct port p;
 	struct rte_ether_addr mac;
-	uint8_t want[2048], got[2048];
 	uint64_t bytes = 0, bins[8] = { 0 };
 	uint32_t seq = 0, rx = 0;
 	char all[256];
@@ -188,8 +169,7 @@ static void run_traffic(const char *args, uint32_t total)
 		k = recv_all(&p, 0, r, 64);
 		assert_int_equal(k, n);
 		for (uint16_t i = 0; i < k; i++) {
-			uint32_t s_seq, len = r[i]->pkt_len;
-			struct rte_mbuf *ref;
+			uint32_t len = r[i]->pkt_len;
 
 			assert_int_equal(len, vlen(seq + i));
 			assert_int_equal(r[i]->data_len, len);
@@ -198,13 +178,7 @@ static void run_traffic(const char *args, uint32_t total)
 			assert_int_equal(r[i]->ol_flags, 0);
 			assert_int_equal(r[i]->packet_type, 0);
 			assert_int_equal(rte_mbuf_refcnt_read(r[i]), 1);
-			pkt_copy(r[i], len, got);
-			memcpy(&s_seq, got + 14 + 28, 4);
-			assert_int_equal(s_seq, seq + i);
-			ref = frame(mp, &mac, len, s_seq, -1);
-			memcpy(want, rte_pktmbuf_mtod(ref, void *), len);
-			rte_pktmbuf_free(ref);
-			assert_memory_equal(got, want, len);
+			check_frame(r[i], &mac, seq + i);
 			bytes += len;
 			bins[len == 64 ? 1 : len < 64 ? 0 : len <= 127 ? 2 : len <= 255 ? 3
 			     : len <= 511 ? 4 : len <= 1023 ? 5 : len <= 1518 ? 6 : 7]++;
@@ -357,13 +331,10 @@ int main(int argc, char **argv)
 	}
 	mp = rte_pktmbuf_pool_create("gvvec_mp", 4095, 128, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				     SOCKET_ID_ANY);
-	log_f = open_memstream(&log_buf, &log_len);
-	if (!mp || !log_f || rte_openlog_stream(log_f))
+	if (!mp || log_capture_open())
 		return 1;
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	rte_openlog_stream(NULL);
-	fclose(log_f);
-	free(log_buf);
+	log_capture_close();
 	rte_eal_cleanup();
 	return ret;
 }

@@ -67,7 +67,6 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 				       uint32_t n, const bool in_order, const enum gv_barrier B)
 {
 	const uint16_t lu = vq->s.last_used;
-	uint16_t pending = (uint16_t)(gv_load16(&vq->s.used->idx) - lu);
 	const struct gv_split_used_elem *ring = vq->s.used->ring;
 	struct gv_slot *const slot = vq->slot;
 	uint16_t *const next = vq->next;
@@ -76,15 +75,11 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 	uint16_t *link = vq->num_free ? &next[vq->s.free_tail] : &vq->s.free_head;
 	uint16_t free_head = vq->s.free_head, tail = vq->s.free_tail;
 	uint32_t k, freed = 0;
+	/* Last: the queue's fields above are loaded before its read barrier. */
+	const uint16_t pending = split_used_avail(vq, B);
 
 	if (pending == 0)
 		return 0;
-	if (GV_UNLIKELY(pending > vq->inflight)) {
-		GV_VQ_FAIL(vq, bad_used_idx);
-		return 0;
-	}
-	/* The index load before the loads of the entries it covers. */
-	gv_rmb(B);
 	if (n > pending)
 		n = pending;
 	for (k = 0; k < n; k++) {
@@ -140,21 +135,16 @@ GV_INLINE uint32_t split_reclaim_fast(struct gv_vq *vq, void **cookies, uint32_t
 				      const enum gv_barrier B)
 {
 	const uint16_t lu = vq->s.last_used;
-	uint16_t pending = (uint16_t)(gv_load16(&vq->s.used->idx) - lu);
 	struct gv_slot *const slot = vq->slot;
 	uint16_t *const next = vq->next;
 	const uint32_t mask = vq->mask;
 	uint16_t *link = vq->num_free ? &next[vq->s.free_tail] : &vq->s.free_head;
 	uint16_t tail = vq->s.free_tail;
 	uint32_t freed = 0;
+	const uint16_t pending = split_used_avail(vq, B); /* last, as above */
 
 	if (pending == 0)
 		return 0;
-	if (GV_UNLIKELY(pending > vq->inflight)) {
-		GV_VQ_FAIL(vq, bad_used_idx);
-		return 0;
-	}
-	gv_rmb(B);
 	if (n > pending)
 		n = pending;
 	for (uint32_t k = 0; k < n; k++) {
@@ -343,19 +333,10 @@ GV_INLINE uint32_t packed_reclaim_fast(struct gv_vq *vq, void **cookies, uint32_
 		uint16_t id;
 
 		if (!vq->p.batch_open) {
-			uint32_t len;
-			int last;
-
 			vq->p.used_idx = pos;
 			vq->p.used_wrap = wrap;
-			if (packed_used_here(vq) <= 0)
+			if (!packed_batch_open(vq, B))
 				break;
-			gv_rmb(B);
-			last = packed_used_id(vq, &len);
-			if (last < 0)
-				break;
-			vq->p.batch_last = (uint16_t)last;
-			vq->p.batch_open = 1;
 		}
 		do {
 			struct gv_slot *s;
@@ -503,11 +484,7 @@ GV_INLINE uint32_t packed_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 	}
 	vq->p.free_id = id;
 	vq->order_put = op;
-	vq->p.avail_idx = pos;
-	vq->p.avail_wrap = wrap;
-	vq->num_free -= n;
-	vq->p.added += n;
-	vq->inflight += n;
+	packed_posted(vq, pos, wrap, n, n);
 	return n;
 }
 

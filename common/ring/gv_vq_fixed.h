@@ -161,14 +161,7 @@ GV_INLINE uint32_t gvf_ready(struct gv_vq *vq, uint32_t n, const enum gv_barrier
 
 	if (GV_UNLIKELY(vq->broken || !vq->s.fixed)) /* broken, or not in fixed mode */
 		return 0;
-	pending = (uint16_t)(gv_load16(&vq->s.used->idx) - vq->s.last_used);
-	if (pending == 0)
-		return 0;
-	if (GV_UNLIKELY(pending > vq->inflight)) {
-		GV_VQ_FAIL(vq, bad_used_idx);
-		return 0;
-	}
-	gv_rmb(B);
+	pending = split_used_avail(vq, B);
 	return n < pending ? n : pending;
 }
 

@@ -93,6 +93,20 @@ GV_INLINE void packed_stage_head(struct gv_vq *vq, uint16_t pos, uint16_t flags)
 	}
 }
 
+/*
+ * After posting `chains` chains of `ndesc` descriptors in all: the next
+ * free ring position and its wrap counter, and the counters.
+ */
+GV_INLINE void packed_posted(struct gv_vq *vq, uint16_t pos, uint8_t wrap, uint32_t ndesc,
+			     uint32_t chains)
+{
+	vq->p.avail_idx = pos;
+	vq->p.avail_wrap = wrap;
+	vq->num_free -= ndesc;
+	vq->p.added += ndesc;
+	vq->inflight += chains;
+}
+
 GV_INLINE int packed_add(struct gv_vq *vq, const struct gv_seg *segs, uint16_t n_out,
 			 uint16_t n_in, void *cookie, bool indirect, const enum gv_barrier B)
 {
@@ -152,11 +166,7 @@ GV_INLINE int packed_add(struct gv_vq *vq, const struct gv_seg *segs, uint16_t n
 	vq->slot[id] = (struct gv_slot){ cookie, in_len, (uint16_t)need, 0 };
 	packed_order_push(vq, id);
 	packed_stage_head(vq, head, head_flags);
-	vq->p.avail_idx = pos;
-	vq->p.avail_wrap = wrap;
-	vq->num_free -= need;
-	vq->p.added += need;
-	vq->inflight++;
+	packed_posted(vq, pos, wrap, need, 1);
 	return 0;
 }
 
@@ -187,11 +197,7 @@ GV_INLINE uint32_t packed_add_burst(struct gv_vq *vq, const struct gv_seg *segs,
 			wrap ^= 1;
 		}
 	}
-	vq->p.avail_idx = pos;
-	vq->p.avail_wrap = wrap;
-	vq->num_free -= n;
-	vq->p.added += n;
-	vq->inflight += n;
+	packed_posted(vq, pos, wrap, n, n);
 	return n;
 }
 
@@ -322,6 +328,28 @@ GV_INLINE uint32_t packed_get_used(struct gv_vq *vq, void **cookies, uint32_t *l
 }
 
 /*
+ * IN_ORDER: open the batch the used descriptor at the used position
+ * closes (every chain in posting order up to its id). False when that
+ * descriptor is not used yet, or is bad (the queue is then broken).
+ */
+GV_INLINE bool packed_batch_open(struct gv_vq *vq, const enum gv_barrier B)
+{
+	uint32_t len;
+	int last;
+
+	if (packed_used_here(vq) <= 0)
+		return false;
+	/* The flags load before the loads of id and length. */
+	gv_rmb(B);
+	last = packed_used_id(vq, &len);
+	if (last < 0)
+		return false;
+	vq->p.batch_last = (uint16_t)last;
+	vq->p.batch_open = 1;
+	return true;
+}
+
+/*
  * IN_ORDER: one used descriptor may close a batch of chains; every chain
  * up to its id is done. A batch larger than `n` is finished on the next
  * call (batch_open).
@@ -334,19 +362,8 @@ GV_INLINE uint32_t packed_reclaim_in_order(struct gv_vq *vq, void **cookies, uin
 	while (k < n && vq->inflight) {
 		uint16_t id;
 
-		if (!vq->p.batch_open) {
-			uint32_t len;
-			int last;
-
-			if (packed_used_here(vq) <= 0)
-				break;
-			gv_rmb(B);
-			last = packed_used_id(vq, &len);
-			if (last < 0)
-				break;
-			vq->p.batch_last = (uint16_t)last;
-			vq->p.batch_open = 1;
-		}
+		if (!vq->p.batch_open && !packed_batch_open(vq, B))
+			break;
 		id = vq->order[vq->order_get];
 		packed_order_pop(vq);
 		cookies[k++] = vq->slot[id].cookie;

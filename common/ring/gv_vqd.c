@@ -117,23 +117,29 @@ static inline void *buf_xlate(struct gv_vqd *d, uint64_t addr, uint32_t len)
 	return d->xlate(d->xctx, addr, len);
 }
 
-/* Append a segment; readable ones must all come before writable ones. */
-static int add_seg(struct gv_vqd *d, struct gv_chain *c, uint64_t addr, uint32_t len, bool write)
+/* Fill segment `s` with a buffer and its host pointer; -1: untranslatable. */
+static inline int seg_fill(struct gv_vqd *d, struct gv_chain_seg *s, uint64_t addr, uint32_t len,
+			   bool write)
 {
-	struct gv_chain_seg *s;
-
-	/* Readable after any writable segment (even an empty one): refused. */
-	if (c->nseg == GV_CHAIN_MAX_SEGS || (!write && c->nseg != c->n_out))
-		return -1;
-	if (write ? (uint64_t)c->in_len + len > UINT32_MAX : (uint64_t)c->out_len + len > UINT32_MAX)
-		return -1;
-	s = &c->seg[c->nseg];
 	s->ptr = buf_xlate(d, addr, len);
 	if (!s->ptr)
 		return -1;
 	s->addr = addr;
 	s->len = len;
 	s->write = write;
+	return 0;
+}
+
+/* Append a segment; readable ones must all come before writable ones. */
+static int add_seg(struct gv_vqd *d, struct gv_chain *c, uint64_t addr, uint32_t len, bool write)
+{
+	/* Readable after any writable segment (even an empty one): refused. */
+	if (c->nseg == GV_CHAIN_MAX_SEGS || (!write && c->nseg != c->n_out))
+		return -1;
+	if (write ? (uint64_t)c->in_len + len > UINT32_MAX : (uint64_t)c->out_len + len > UINT32_MAX)
+		return -1;
+	if (seg_fill(d, &c->seg[c->nseg], addr, len, write))
+		return -1;
 	c->nseg++;
 	if (write) {
 		c->in_len += len;
@@ -151,15 +157,10 @@ static int add_seg(struct gv_vqd *d, struct gv_chain *c, uint64_t addr, uint32_t
 static inline int chain_one(struct gv_vqd *d, struct gv_chain *c, uint64_t addr, uint32_t len,
 			    uint16_t flags)
 {
-	struct gv_chain_seg *s = &c->seg[0];
 	bool write = flags & GV_DESC_F_WRITE;
 
-	s->ptr = buf_xlate(d, addr, len);
-	if (!s->ptr)
+	if (seg_fill(d, &c->seg[0], addr, len, write))
 		return -1;
-	s->addr = addr;
-	s->len = len;
-	s->write = write;
 	c->ndesc = 1;
 	c->nseg = 1;
 	c->n_out = !write;

@@ -22,21 +22,15 @@
 #define KEY_QUEUES "queues"
 #define KEY_QSIZE "queue_size"
 #define KEY_MAC "mac"
-#define KEY_PACKED "packed_vq"
-#define KEY_MRG "mrg_rxbuf"
-#define KEY_INORDER "in_order"
-#define KEY_PATHSEL "datapath"
 #define KEY_SPEED "speed"
-#define KEY_VEC "vectorized"
 
 static const char *const valid_keys[] = {
-	KEY_PATH, KEY_SERVER, KEY_QUEUES, KEY_QSIZE,	KEY_MAC,
-	KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_PATHSEL, KEY_SPEED, KEY_VEC, NULL,
+	KEY_PATH, KEY_SERVER, KEY_QUEUES, KEY_QSIZE, KEY_MAC, KEY_SPEED, GV_RING_KEYS, NULL,
 };
 
 /* net_gvirtio (PCI): no socket. */
 static const char *const pci_keys[] = {
-	KEY_QUEUES, KEY_QSIZE, KEY_MAC, KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_PATHSEL, KEY_SPEED, KEY_VEC, NULL,
+	KEY_QUEUES, KEY_QSIZE, KEY_MAC, KEY_SPEED, GV_RING_KEYS, NULL,
 };
 
 /* ------------------------------------------- shared by every parser -- */
@@ -104,6 +98,33 @@ int gv_devarg_datapath(const char *key, const char *v, enum gv_force_path *out)
 	return -EINVAL;
 }
 
+void gv_ring_args_defaults(struct gv_ring_args *r)
+{
+	*r = (struct gv_ring_args){ .mrg = true, .in_order = true, .vec_mode = GV_VEC_AUTO,
+				    .force = GV_FORCE_NONE };
+}
+
+int gv_devarg_ring(const char *key, const char *v, struct gv_ring_args *r)
+{
+	if (!strcmp(key, "packed_vq"))
+		return gv_devarg_bool(key, v, &r->packed);
+	if (!strcmp(key, "mrg_rxbuf"))
+		return gv_devarg_bool(key, v, &r->mrg);
+	if (!strcmp(key, "in_order"))
+		return gv_devarg_bool(key, v, &r->in_order);
+	if (!strcmp(key, "vectorized")) {
+		bool on;
+
+		if (gv_devarg_bool(key, v, &on))
+			return -EINVAL;
+		r->vec_mode = on ? GV_VEC_ON : GV_VEC_OFF;
+		return 0;
+	}
+	if (!strcmp(key, "datapath"))
+		return gv_devarg_datapath(key, v, &r->force);
+	return 1;
+}
+
 int gv_devargs_each(const char *name, const char *args, const char *const *keys,
 		    int (*fn)(const char *key, const char *v, void *opaque), void *opaque)
 {
@@ -145,7 +166,10 @@ static int parse_one(const char *key, const char *v, void *opaque)
 {
 	struct gv_user_args *a = opaque;
 	uint32_t n;
+	int ret = gv_devarg_ring(key, v, &a->ring);
 
+	if (ret <= 0)
+		return ret;
 	if (!strcmp(key, KEY_PATH)) {
 		if (!*v || strlen(v) >= GV_USER_SUN_PATH) {
 			GV_LOG(ERR, "devarg path=%s: expected a unix socket path of 1 to %zu bytes",
@@ -158,20 +182,6 @@ static int parse_one(const char *key, const char *v, void *opaque)
 	}
 	if (!strcmp(key, KEY_SERVER))
 		return gv_devarg_bool(key, v, &a->server);
-	if (!strcmp(key, KEY_PACKED))
-		return gv_devarg_bool(key, v, &a->packed);
-	if (!strcmp(key, KEY_MRG))
-		return gv_devarg_bool(key, v, &a->mrg);
-	if (!strcmp(key, KEY_INORDER))
-		return gv_devarg_bool(key, v, &a->in_order);
-	if (!strcmp(key, KEY_VEC)) {
-		bool on;
-
-		if (gv_devarg_bool(key, v, &on))
-			return -EINVAL;
-		a->vec_mode = on ? GV_VEC_ON : GV_VEC_OFF;
-		return 0;
-	}
 	if (!strcmp(key, KEY_QUEUES))
 		return gv_devarg_uint(key, v, 1, GV_MAX_QUEUE_PAIRS, &a->queues);
 	if (!strcmp(key, KEY_QSIZE))
@@ -184,8 +194,6 @@ static int parse_one(const char *key, const char *v, void *opaque)
 	}
 	if (!strcmp(key, KEY_MAC))
 		return gv_devarg_mac(key, v, true, &a->mac, &a->have_mac);
-	if (!strcmp(key, KEY_PATHSEL))
-		return gv_devarg_datapath(key, v, &a->force);
 	return -EINVAL;
 }
 
@@ -194,8 +202,7 @@ static void defaults(struct gv_user_args *a)
 	memset(a, 0, sizeof(*a));
 	a->queues = 1;
 	a->queue_size = GV_DEFAULT_QUEUE_SIZE;
-	a->mrg = true;
-	a->in_order = true;
+	gv_ring_args_defaults(&a->ring);
 }
 
 int gv_user_parse_args(const char *name, const char *args, struct gv_user_args *a)

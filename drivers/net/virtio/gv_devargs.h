@@ -23,17 +23,29 @@
 /* path=: 1 to GV_USER_SUN_PATH - 1 bytes (it must fit sockaddr_un.sun_path) */
 #define GV_USER_SUN_PATH sizeof(((struct sockaddr_un *)0)->sun_path)
 
+/*
+ * The ring layout and datapath keys every vdev of the PMD takes (and PCI
+ * devices): packed_vq, mrg_rxbuf, in_order (0|1), vectorized (0|1),
+ * datapath (simple|inorder|full). GV_RING_KEYS lists them for a key list.
+ */
+#define GV_RING_KEYS "packed_vq", "mrg_rxbuf", "in_order", "vectorized", "datapath"
+
+struct gv_ring_args {
+	bool packed, mrg, in_order; /* default false, true, true */
+	enum gv_vec_mode vec_mode; /* vectorized=0|1 (OFF|ON), default AUTO */
+	enum gv_force_path force; /* datapath=, default GV_FORCE_NONE */
+};
+
 struct gv_user_args {
 	char path[PATH_MAX];
 	bool have_path; /* always true on success: path= is required */
-	bool server, packed, mrg, in_order;
-	enum gv_vec_mode vec_mode; /* vectorized=0|1 (OFF|ON), default AUTO */
+	bool server;
+	struct gv_ring_args ring;
 	uint32_t queues; /* 1..GV_MAX_QUEUE_PAIRS, default 1 */
 	uint32_t queue_size; /* GV_USER_QUEUE_MIN..GV_USER_QUEUE_MAX */
 	uint32_t speed; /* Mbps, any 32-bit value */
 	bool have_mac;
 	struct rte_ether_addr mac; /* unicast when have_mac */
-	enum gv_force_path force;
 };
 
 /*
@@ -65,6 +77,23 @@ int gv_devarg_mac(const char *key, const char *v, bool allow_zero, struct rte_et
 		  bool *have);
 /* simple, inorder or full. */
 int gv_devarg_datapath(const char *key, const char *v, enum gv_force_path *out);
+/* The defaults of struct gv_ring_args. */
+void gv_ring_args_defaults(struct gv_ring_args *r);
+/*
+ * One of the GV_RING_KEYS into *r: 0 or -EINVAL (logged); 1 when `key` is
+ * not one of them (for the caller's own keys).
+ */
+int gv_devarg_ring(const char *key, const char *v, struct gv_ring_args *r);
+
+/* What the ring keys ask of negotiation and path choice, into the port. */
+static inline void gv_ring_args_apply(struct gv_hw *hw, const struct gv_ring_args *r)
+{
+	hw->want_packed = r->packed;
+	hw->want_mrg = r->mrg;
+	hw->want_in_order = r->in_order;
+	hw->force_path = r->force;
+	hw->vec_mode = r->vec_mode;
+}
 /*
  * Parse "key=value,..." (args may be NULL) and hand each pair to fn, in
  * order, until one fails: a key not in `keys` (NULL-terminated; the

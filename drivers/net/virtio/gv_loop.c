@@ -313,31 +313,24 @@ static const struct gv_transport_ops loop_ops = {
 
 #define KEY_QUEUES "queues"
 #define KEY_QSIZE "queue_size"
-#define KEY_PACKED "packed_vq"
-#define KEY_MRG "mrg_rxbuf"
-#define KEY_INORDER "in_order"
 #define KEY_FEATURES "features"
 #define KEY_MAC "mac"
 #define KEY_MTU "mtu"
 #define KEY_SPEED "speed"
-#define KEY_PATHSEL "datapath"
 #define KEY_CTRL_SILENT "ctrl_silent"
-#define KEY_VEC "vectorized"
 
 static const char *const valid_keys[] = {
-	KEY_QUEUES, KEY_QSIZE, KEY_PACKED, KEY_MRG, KEY_INORDER, KEY_FEATURES,
-	KEY_MAC, KEY_MTU, KEY_SPEED, KEY_PATHSEL, KEY_CTRL_SILENT, KEY_VEC, NULL,
+	KEY_QUEUES, KEY_QSIZE, KEY_FEATURES, KEY_MAC, KEY_MTU, KEY_SPEED, KEY_CTRL_SILENT,
+	GV_RING_KEYS, NULL,
 };
 
 struct loop_args {
 	uint32_t queues, queue_size, mtu, speed;
-	bool packed, mrg, in_order;
-	enum gv_vec_mode vec_mode;
+	struct gv_ring_args ring;
 	bool ctrl_silent; /* a device that never answers control commands */
 	uint64_t extra;
 	bool have_mac;
 	struct rte_ether_addr mac;
-	enum gv_force_path force;
 };
 
 static int parse_features(const char *v, uint64_t *out)
@@ -358,7 +351,10 @@ static int parse_features(const char *v, uint64_t *out)
 static int parse_one(const char *key, const char *v, void *opaque)
 {
 	struct loop_args *a = opaque;
+	int ret = gv_devarg_ring(key, v, &a->ring);
 
+	if (ret <= 0)
+		return ret;
 	if (!strcmp(key, KEY_QUEUES))
 		return gv_devarg_uint(key, v, 1, GV_LOOP_MAX_PAIRS, &a->queues);
 	if (!strcmp(key, KEY_QSIZE))
@@ -369,26 +365,10 @@ static int parse_one(const char *key, const char *v, void *opaque)
 		return gv_devarg_uint(key, v, 0, 0x7fffffff, &a->speed);
 	if (!strcmp(key, KEY_CTRL_SILENT))
 		return gv_devarg_bool(key, v, &a->ctrl_silent);
-	if (!strcmp(key, KEY_PACKED))
-		return gv_devarg_bool(key, v, &a->packed);
-	if (!strcmp(key, KEY_MRG))
-		return gv_devarg_bool(key, v, &a->mrg);
-	if (!strcmp(key, KEY_INORDER))
-		return gv_devarg_bool(key, v, &a->in_order);
-	if (!strcmp(key, KEY_VEC)) {
-		bool on;
-
-		if (gv_devarg_bool(key, v, &on))
-			return -EINVAL;
-		a->vec_mode = on ? GV_VEC_ON : GV_VEC_OFF;
-		return 0;
-	}
 	if (!strcmp(key, KEY_FEATURES))
 		return parse_features(v, &a->extra);
 	if (!strcmp(key, KEY_MAC))
 		return gv_devarg_mac(key, v, false, &a->mac, &a->have_mac);
-	if (!strcmp(key, KEY_PATHSEL))
-		return gv_devarg_datapath(key, v, &a->force);
 	return -EINVAL;
 }
 
@@ -398,8 +378,7 @@ static int parse_args(const char *name, const char *args, struct loop_args *a)
 	a->queues = 1;
 	a->queue_size = GV_LOOP_DEFAULT_QMAX;
 	a->mtu = RTE_ETHER_MTU;
-	a->mrg = true;
-	a->in_order = true;
+	gv_ring_args_defaults(&a->ring);
 	return gv_devargs_each(name, args, valid_keys, parse_one, a);
 }
 
@@ -407,11 +386,11 @@ static uint64_t offered_features(const struct loop_args *a)
 {
 	uint64_t f = GV_LOOP_BASE_FEATURES | a->extra;
 
-	if (a->mrg)
+	if (a->ring.mrg)
 		f |= GV_BIT(GV_NET_F_MRG_RXBUF);
-	if (a->packed)
+	if (a->ring.packed)
 		f |= GV_BIT(GV_F_RING_PACKED);
-	if (a->in_order)
+	if (a->ring.in_order)
 		f |= GV_BIT(GV_F_IN_ORDER);
 	if (a->queues > 1)
 		f |= GV_BIT(GV_NET_F_MQ);
@@ -481,11 +460,7 @@ static int loop_probe(struct rte_vdev_device *vdev)
 	snprintf(hw->name, sizeof(hw->name), "%s", name);
 	hw->req_queue_pairs = hw->max_queue_pairs = (uint16_t)a.queues;
 	hw->queue_size = (uint16_t)RTE_MIN(a.queue_size, (uint32_t)GV_DEFAULT_QUEUE_SIZE);
-	hw->want_packed = a.packed;
-	hw->want_mrg = a.mrg;
-	hw->want_in_order = a.in_order;
-	hw->force_path = a.force;
-	hw->vec_mode = a.vec_mode;
+	gv_ring_args_apply(hw, &a.ring);
 	hw->use_va = true; /* the speed comes from the config space (SPEED_DUPLEX) */
 	hw->max_mtu = (uint16_t)a.mtu;
 	memcpy(hw->mac.addr_bytes, lp->mac, 6);

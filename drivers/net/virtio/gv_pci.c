@@ -489,11 +489,7 @@ static int pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pdev)
 		ret = -ENODEV;
 		goto fail_port;
 	}
-	hw->want_packed = a.packed;
-	hw->want_mrg = a.mrg;
-	hw->want_in_order = a.in_order;
-	hw->force_path = a.force;
-	hw->vec_mode = a.vec_mode;
+	gv_ring_args_apply(hw, &a.ring);
 	if (a.speed)
 		hw->speed = a.speed;
 	hw->use_va = false; /* the device reads guest memory at IOVAs */

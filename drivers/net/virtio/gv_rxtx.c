@@ -324,6 +324,23 @@ static struct rte_mbuf *rx_trim_chain(struct gv_rxq *rxq, struct rte_mbuf *head,
 }
 
 /*
+ * One good packet of rx_single_pkts, its mbuf initialised: its offloads
+ * reported and the packet counted (`ol`), or counted by its length; the
+ * bytes for the caller to add (0 with `ol`: count_pkt counted them).
+ */
+static __rte_always_inline uint32_t rx_single_count(struct gv_rxq *rxq, struct rte_mbuf *m,
+						    uint16_t hdr, uint32_t len, const bool ol)
+{
+	if (ol) {
+		gv_rx_offload(rxq, m, rx_hdr(m, hdr));
+		count_pkt(&rxq->q.st, m);
+		return 0;
+	}
+	count_bins(&rxq->q.st, len, (const uint8_t *)rx_hdr(m, hdr) + hdr, len);
+	return len;
+}
+
+/*
  * One-mbuf buffers came back (pkts[0..got), raw from the pool): make each
  * a packet in place. The loop runs while every length is good, so a
  * packet stays where get_used put it; a bad one (a length of no more than
@@ -345,13 +362,7 @@ static __rte_always_inline uint16_t rx_single_pkts(struct gv_rxq *rxq, struct rt
 		if (unlikely(lens[i] <= hdr))
 			break;
 		gv_rx_init_mbuf(rxq, m, len);
-		if (ol) {
-			gv_rx_offload(rxq, m, rx_hdr(m, hdr));
-			count_pkt(&rxq->q.st, m);
-		} else {
-			bytes += len;
-			count_bins(&rxq->q.st, len, (const uint8_t *)rx_hdr(m, hdr) + hdr, len);
-		}
+		bytes += rx_single_count(rxq, m, hdr, len, ol);
 	}
 	for (nrx = i; i < got; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -363,13 +374,7 @@ static __rte_always_inline uint16_t rx_single_pkts(struct gv_rxq *rxq, struct rt
 			rte_pktmbuf_free(m);
 			continue;
 		}
-		if (ol) {
-			gv_rx_offload(rxq, m, rx_hdr(m, hdr));
-			count_pkt(&rxq->q.st, m);
-		} else {
-			bytes += len;
-			count_bins(&rxq->q.st, len, (const uint8_t *)rx_hdr(m, hdr) + hdr, len);
-		}
+		bytes += rx_single_count(rxq, m, hdr, len, ol);
 		pkts[nrx++] = m;
 	}
 	rxq->q.st.bytes += bytes;

@@ -720,11 +720,7 @@ static int user_probe(struct rte_vdev_device *vdev)
 	dev->data->dev_flags |= RTE_ETH_DEV_INTR_LSC;
 	hw->req_queue_pairs = hw->max_queue_pairs = (uint16_t)a.queues;
 	hw->queue_size = (uint16_t)a.queue_size;
-	hw->want_packed = a.packed;
-	hw->want_mrg = a.mrg;
-	hw->want_in_order = a.in_order;
-	hw->force_path = a.force;
-	hw->vec_mode = a.vec_mode;
+	gv_ring_args_apply(hw, &a.ring);
 	hw->speed = a.speed;
 	hw->use_va = true;
 	if (a.have_mac)
