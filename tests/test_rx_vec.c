@@ -148,7 +148,7 @@ static void run_traffic(const char *args, uint32_t total)
 	struct rte_ether_addr mac;
 	uint64_t bytes = 0, bins[8] = { 0 };
 	uint32_t seq = 0, rx = 0;
-	char all[256];
+	char all[192];
 
 	snprintf(all, sizeof(all), "%s,mtu=%u", args, cfg.mtu);
 	print_message("devargs: %s, %u frames\n", all, total);
