@@ -274,6 +274,7 @@ int main(int argc, char **argv)
 	struct opts o;
 	char args[256];
 	int ret, bad = 0;
+	long idle = 0;
 
 	if (parse(argc, argv, &o))
 		return usage();
@@ -317,11 +318,10 @@ int main(int argc, char **argv)
 	/* GV_IPP_IDLE=N: then N RX polls with nothing sent (each must find nothing). */
 	if (getenv("GV_IPP_IDLE") && bad == 0) {
 		struct rte_mbuf *m[MAX_BURST];
-		const long idle = atol(getenv("GV_IPP_IDLE"));
 
+		idle = atol(getenv("GV_IPP_IDLE"));
 		for (long i = 0; i < idle; i++)
 			bad += bench_idle(p.gv, m, (uint16_t)o.burst) != 0;
-		printf("idle_polls=%ld ", idle);
 	}
 	printf("drv=%s layout=%s mrg=%d path=%s dir=%s burst=%u size=%u ring=%u args=%s "
 	       "pkts=%" PRIu64 " bursts=%" PRIu64 " short=%" PRIu64 " errors=%d",
@@ -329,6 +329,8 @@ int main(int argc, char **argv)
 	       o.rx ? "rx" : "tx", o.burst, o.size, o.ring, args, c.pkts, c.bursts,
 	       c.short_bursts, bad);
 	print_paths(&o, p.gv);
+	if (idle)
+		printf(" idle_polls=%ld", idle);
 	printf("\n");
 	fflush(stdout);
 	if (getenv("GV_IPP_FAST_EXIT")) {

@@ -31,7 +31,12 @@
 # guest TX) in the same measured rounds, per packet the driver moved: what
 # each driver's way of filling the ring costs the back-end.
 #
-# Environment: SIDE (driver | backend), GV_IPP_SIMD (EAL's SIMD limit for both drivers: 128 runs
+# SIDE=idle counts instead the driver's RX polls that find nothing (after
+# the row's traffic, GV_IPP_IDLE polls, default 10000; ethdev's dispatch
+# included), per poll: what a busy-polling application pays per empty
+# queue.
+#
+# Environment: SIDE (driver | backend | idle), GV_IPP_SIMD (EAL's SIMD limit for both drivers: 128 runs
 # gvirtio's SSE vector body instead of AVX2), BURST (32), SIZE (64), ITERS (2000 measured bursts, after
 # 200 not measured), RING (256), DRIVERS ("gv dpdk"), OUT (directory for
 # the callgrind dumps, default bench/results/ipp-<timestamp>; read them
@@ -51,7 +56,8 @@ SIDE=${SIDE:-driver}
 case $SIDE in
 driver) TOGGLES="--toggle-collect=bench_rx --toggle-collect=bench_tx" ;;
 backend) TOGGLES="--toggle-collect=backend_rx --toggle-collect=backend_tx" ;;
-*) echo "ipp.sh: SIDE must be driver or backend" >&2; exit 2 ;;
+idle) TOGGLES="--toggle-collect=bench_idle" && export GV_IPP_IDLE=${GV_IPP_IDLE:-10000} ;;
+*) echo "ipp.sh: SIDE must be driver, backend or idle" >&2; exit 2 ;;
 esac
 DRIVERS=${DRIVERS:-gv dpdk}
 OUT=${OUT:-$ROOT/bench/results/ipp-$(date -u +%Y%m%d-%H%M%S)}
@@ -90,6 +96,7 @@ run() {
 	rm -rf "/var/run/dpdk/gvipp_$pid" 2>/dev/null
 	line=$(grep -a '^drv=' "$base.log")
 	pkts=$(grep -o 'pkts=[0-9]*' <<<"$line" | cut -d= -f2)
+	[ "$SIDE" = idle ] && pkts=$(grep -o 'idle_polls=[0-9]*' <<<"$line" | cut -d= -f2)
 	ir=$(awk '/^totals:/ { print $2 }' "$base.cg" 2>/dev/null)
 	if [ -z "$line" ] || [ -z "$ir" ] || [ "${pkts:-0}" = 0 ] || grep -q 'short=[1-9]\|errors=[1-9]' <<<"$line"; then
 		echo "FAIL"

@@ -157,6 +157,14 @@ static __rte_always_inline void vec_finish(struct gv_rxq *rxq, uint16_t nrx, uin
 		gv_queue_broken(&rxq->q, "rx");
 }
 
+static __rte_noinline void vec_finish_idle(struct gv_rxq *rxq, const enum gv_barrier B)
+{
+	if (B == GV_BARRIER_MANDATORY)
+		vec_finish(rxq, 0, 0, GV_BARRIER_MANDATORY);
+	else
+		vec_finish(rxq, 0, 0, GV_BARRIER_SMP);
+}
+
 #ifdef RTE_ARCH_X86
 
 #define GV_SSE __rte_always_inline __attribute__((target("sse4.2")))
@@ -465,7 +473,13 @@ static __rte_always_inline uint16_t vec_burst(struct gv_rxq *rxq, struct rte_mbu
 	if (n > GV_BURST_MAX)
 		n = GV_BURST_MAX;
 	got = gvf_ready(vq, n, B);
-	if (likely(gvf_in_step(vq)) && got) {
+	if (got == 0) {
+		/* A poll that finds nothing: the refill retry out of line, if due. */
+		if (unlikely(gvf_room(vq) >= rxq->refill_thresh || gvb_broken(vq)))
+			vec_finish_idle(rxq, B);
+		return 0;
+	}
+	if (likely(gvf_in_step(vq))) {
 		uint32_t done;
 
 		do {
