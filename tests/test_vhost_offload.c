@@ -283,6 +283,51 @@ static void tx_csum(void **state)
 	env_down(&e);
 }
 
+/*
+ * No TX offload asked for (but checksum and TSO negotiated): the header
+ * gvirtio pushes in front of each packet must be all zero, whatever the
+ * mbuf's headroom held (it only stores where it is not zero already).
+ * The headroom is poisoned with a header asking for a
+ * checksum and a TCPv4 segmentation: the back-end must get the frame
+ * unchanged, with neither flag.
+ */
+static void tx_dirty_headroom(void **state)
+{
+	const bool packed = *state != NULL;
+	/*
+	 * Right in front of the data, the 12-byte header (modern, mergeable):
+	 * flags NEEDS_CSUM, gso TCPV4, hdr_len 54, gso_size 1000, checksum at
+	 * 34 + 16, num_buffers 1; 0xff before it.
+	 */
+	static const uint8_t poison[20] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+					    0xff, 1,    1,	  54,	0,    0xe8, 3,
+					    34,	  0,	16,   0,    1,	  0 };
+	struct env e;
+
+	/* Offloads enabled (negotiated, so the back-end reads the header), none asked for. */
+	env_up(&e, "tso=1,legacy-ol-flags=1", 0, 0, packed, 0,
+	       RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_TSO);
+	for (unsigned int n = 0; n < 8; n++) {
+		struct gti_spec s = { .payload = 300 + 97u * n, .seed = (uint8_t)n };
+		struct gti_info want, got;
+		struct rte_mbuf *m;
+		uint32_t len = gti_build(fa, &s);
+
+		assert_true(gti_parse(fa, len, &want));
+		m = frame_mbuf(e.gmp, fa, len);
+		assert_true(rte_pktmbuf_headroom(m) >= sizeof(poison));
+		memcpy(rte_pktmbuf_mtod(m, uint8_t *) - sizeof(poison), poison, sizeof(poison));
+		send_one(e.p.gv, m, false);
+		m = recv_frame(e.p.vh, fa, &want, &got);
+		assert_memory_equal(fc, fa, len); /* the checksum bytes too */
+		/* Legacy mode: a header asking for them would set these. */
+		assert_int_equal(m->ol_flags & (RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_TCP_SEG), 0);
+		rte_pktmbuf_free(m);
+		recv_none(e.p.vh);
+	}
+	env_down(&e);
+}
+
 /* --------------------------------------------------------- RX checksum -- */
 
 enum rx_kind { RX_OFFLOAD, RX_PLAIN, RX_WRONG, RX_KINDS };
@@ -558,6 +603,8 @@ int main(void)
 		T("tx_csum_compliant_packed", tx_csum, &txc[3]),
 		T("tx_csum_vhost_sw_split", tx_csum, &txc[4]),
 		T("tx_csum_vhost_sw_packed", tx_csum, &txc[5]),
+		T("tx_dirty_headroom_split", tx_dirty_headroom, NULL),
+		T("tx_dirty_headroom_packed", tx_dirty_headroom, 1),
 		T("rx_csum_split", rx_csum, NULL),
 		T("rx_csum_packed_strip", rx_csum, 1),
 		T("tso_ipv4_legacy_split", tso, &tsoc[0]),

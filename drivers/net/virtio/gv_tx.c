@@ -80,11 +80,24 @@ static __rte_always_inline void hdr_put(void *dst, const void *src, uint16_t hdr
 	memcpy((char *)dst + hdr - 8, &c, 8);
 }
 
-/* A zero header (no offloads), written the same way. */
+/*
+ * A zero header (no offloads), written the same way, but only where it
+ * is not zero already: a recycled mbuf's headroom mostly still holds the
+ * zero header of its last trip, and the device (the back-end's core) read
+ * that cache line then; a store would take the line back from it, one
+ * cross-core transfer per packet, where a load finds it shared.
+ */
 static __rte_always_inline void hdr_zero(void *dst, uint16_t hdr)
 {
 	const uint64_t z = 0;
+	uint64_t a, b, c = 0;
 
+	memcpy(&a, dst, 8);
+	memcpy(&b, (char *)dst + hdr - 8, 8);
+	if (unlikely(hdr > 16))
+		memcpy(&c, (char *)dst + 8, 8);
+	if (likely((a | b | c) == 0))
+		return;
 	if (unlikely(hdr > 16))
 		memcpy((char *)dst + 8, &z, 8);
 	memcpy(dst, &z, 8);
