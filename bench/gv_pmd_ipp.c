@@ -44,50 +44,29 @@
 #define MAX_BURST 64
 #define WARM_BURSTS 200
 
-/* The measured bursts: callgrind collects inside these only. */
-__attribute__((noinline, noclone)) uint16_t bench_rx(uint16_t port, struct rte_mbuf **p,
-						     uint16_t n);
-__attribute__((noinline, noclone)) uint16_t bench_tx(uint16_t port, struct rte_mbuf **p,
-						     uint16_t n);
-
-uint16_t bench_rx(uint16_t port, struct rte_mbuf **p, uint16_t n)
-{
-	return rte_eth_rx_burst(port, 0, p, n);
-}
-
-uint16_t bench_tx(uint16_t port, struct rte_mbuf **p, uint16_t n)
-{
-	return rte_eth_tx_burst(port, 0, p, n);
-}
-
 /*
- * The back-end's bursts in the measured rounds (callgrind collects inside
- * these with SIDE=backend in bench/ipp.sh): what each driver's ring costs
- * the vhost-user back-end per packet.
+ * Named burst calls, each its own out-of-line function so callgrind can
+ * collect inside exactly one kind (--toggle-collect=NAME, bench/ipp.sh).
  */
-__attribute__((noinline, noclone)) uint16_t backend_rx(uint16_t port, struct rte_mbuf **p,
-						       uint16_t n);
-__attribute__((noinline, noclone)) uint16_t backend_tx(uint16_t port, struct rte_mbuf **p,
-						       uint16_t n);
+#define IPP_BURST_FN(name, burst)                                                  \
+	__attribute__((noinline, noclone)) uint16_t name(uint16_t port, struct rte_mbuf **p, \
+							 uint16_t n);                      \
+	uint16_t name(uint16_t port, struct rte_mbuf **p, uint16_t n)              \
+	{                                                                          \
+		return burst(port, 0, p, n);                                       \
+	}
 
-uint16_t backend_rx(uint16_t port, struct rte_mbuf **p, uint16_t n)
-{
-	return rte_eth_rx_burst(port, 0, p, n);
-}
-
-uint16_t backend_tx(uint16_t port, struct rte_mbuf **p, uint16_t n)
-{
-	return rte_eth_tx_burst(port, 0, p, n);
-}
-
-/* An RX poll that finds nothing (SIDE=idle in bench/ipp.sh). */
-__attribute__((noinline, noclone)) uint16_t bench_idle(uint16_t port, struct rte_mbuf **p,
-						       uint16_t n);
-
-uint16_t bench_idle(uint16_t port, struct rte_mbuf **p, uint16_t n)
-{
-	return rte_eth_rx_burst(port, 0, p, n);
-}
+/* The driver's measured bursts (SIDE=driver, the default). */
+IPP_BURST_FN(bench_rx, rte_eth_rx_burst)
+IPP_BURST_FN(bench_tx, rte_eth_tx_burst)
+/*
+ * The back-end's bursts in the measured rounds (SIDE=backend): what each
+ * driver's ring costs the vhost-user back-end per packet.
+ */
+IPP_BURST_FN(backend_rx, rte_eth_rx_burst)
+IPP_BURST_FN(backend_tx, rte_eth_tx_burst)
+/* An RX poll that finds nothing (SIDE=idle). */
+IPP_BURST_FN(bench_idle, rte_eth_rx_burst)
 
 /* Warm-up bursts: the same, not collected. */
 static __attribute__((noinline)) uint16_t warm_rx(uint16_t port, struct rte_mbuf **p, uint16_t n)
