@@ -219,6 +219,36 @@ static __rte_noinline void vec_mcast(struct gv_qstats *st, struct rte_mbuf *cons
 }
 
 /*
+ * A group call's span: from entry k0 of the burst (used position pos0),
+ * the whole groups of `width` entries among the `got` ready that do not
+ * reach the ring's end; hdr and lim (header size, and the longest good
+ * length minus the header minus one) for the vector length check.
+ */
+struct vec_span {
+	const struct gv_split_used_elem *ring;
+	void *const *cks;
+	uint32_t k0, pos0, groups, hdr, lim;
+};
+
+static __rte_always_inline struct vec_span vec_span(const struct gv_rxq *rxq, uint32_t k0,
+						    uint32_t got, uint32_t width)
+{
+	struct gv_vq *vq = rxq->q.vq;
+	const uint32_t mask = gvf_mask(vq), pos0 = (uint16_t)(gvf_last_used(vq) + k0) & mask;
+	const struct vec_span sp = {
+		.ring = gvf_used_ring(vq),
+		.cks = gvf_cookies(vq),
+		.k0 = k0,
+		.pos0 = pos0,
+		.groups = RTE_MIN(got - k0, mask + 1 - pos0) / width,
+		.hdr = rxq->hdr_size,
+		.lim = gvf_len(vq) - rxq->hdr_size - 1,
+	};
+
+	return sp;
+}
+
+/*
  * Size bins and bytes of the n packets a call took: ge[t] of them are at
  * least 64, 65, 128, 256, 512, 1024, 1519 bytes long (t = 0..6).
  */
@@ -253,16 +283,12 @@ static __rte_always_inline void vec_stats(struct gv_qstats *st, const uint32_t g
 static __rte_noinline __attribute__((target("avx2"))) void
 vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t got)
 {
-	struct gv_vq *vq = rxq->q.vq;
-	const struct gv_split_used_elem *ring = gvf_used_ring(vq);
-	void *const *cks = gvf_cookies(vq);
-	const uint32_t mask = gvf_mask(vq);
-	const uint32_t hdr = rxq->hdr_size;
-	const uint32_t k0 = *kp, pos0 = (uint16_t)(gvf_last_used(vq) + k0) & mask;
-	/* Whole groups left that do not reach the ring's end. */
-	const uint32_t groups = RTE_MIN(got - k0, mask + 1 - pos0) / 8;
+	const struct vec_span sp = vec_span(rxq, *kp, got, 8);
+	const struct gv_split_used_elem *ring = sp.ring;
+	void *const *cks = sp.cks;
+	const uint32_t k0 = sp.k0, pos0 = sp.pos0, groups = sp.groups, hdr = sp.hdr;
 	const __m256i hdr1 = _mm256_set1_epi32((int)(hdr + 1));
-	const __m256i lim = _mm256_set1_epi32((int)(gvf_len(vq) - hdr - 1));
+	const __m256i lim = _mm256_set1_epi32((int)sp.lim);
 	const __m256i hdrv = _mm256_set1_epi32((int)hdr);
 	const __m128i rearm_ol = _mm_set_epi64x((long long)rxq->mbuf_ol,
 						(long long)rxq->mbuf_rearm);
@@ -347,16 +373,12 @@ vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 static __rte_noinline __attribute__((target("sse4.2"))) void
 vec_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t got)
 {
-	struct gv_vq *vq = rxq->q.vq;
-	const struct gv_split_used_elem *ring = gvf_used_ring(vq);
-	void *const *cks = gvf_cookies(vq);
-	const uint32_t mask = gvf_mask(vq);
-	const uint32_t hdr = rxq->hdr_size;
-	const uint32_t k0 = *kp, pos0 = (uint16_t)(gvf_last_used(vq) + k0) & mask;
-	/* Whole groups left that do not reach the ring's end. */
-	const uint32_t groups = RTE_MIN(got - k0, mask + 1 - pos0) / 4;
+	const struct vec_span sp = vec_span(rxq, *kp, got, 4);
+	const struct gv_split_used_elem *ring = sp.ring;
+	void *const *cks = sp.cks;
+	const uint32_t k0 = sp.k0, pos0 = sp.pos0, groups = sp.groups, hdr = sp.hdr;
 	const __m128i hdr1 = _mm_set1_epi32((int)(hdr + 1));
-	const __m128i lim = _mm_set1_epi32((int)(gvf_len(vq) - hdr - 1));
+	const __m128i lim = _mm_set1_epi32((int)sp.lim);
 	const __m128i hdrv = _mm_set1_epi32((int)hdr);
 	const __m128i rearm_ol = _mm_set_epi64x((long long)rxq->mbuf_ol,
 						(long long)rxq->mbuf_rearm);
