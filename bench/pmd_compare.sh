@@ -226,6 +226,16 @@ cp "$PLUGIN" "$SAFE/librte_net_gvirtio.so" || die "cannot copy the plugin"
 GV_SO=$SAFE/librte_net_gvirtio.so
 
 WORK=$(mktemp -d /tmp/pmd_compare.XXXXXX)
+
+# ---- the machine's cross-core round trip, before and after every sample
+# (bench/xcore_rtt.c): the vCPUs move between physical cores, and the
+# report compares two samples only when both ran in the same state.
+RTT_EXE=$WORK/xcore_rtt
+if ! cc -O2 -pthread -o "$RTT_EXE" "$ROOT/bench/xcore_rtt.c" 2>"$WORK/xcore_rtt.err"; then
+	echo "pmd_compare: cannot build bench/xcore_rtt.c ($(head -1 "$WORK/xcore_rtt.err")): no round-trip tags" >&2
+	RTT_EXE=
+fi
+rtt() { [ -n "$RTT_EXE" ] && "$RTT_EXE" 0 1 100000 2>/dev/null || echo ""; }
 PFX="pmdc$$"
 PIDS=()
 HP=/sys/kernel/mm/hugepages/hugepages-2048kB
@@ -441,7 +451,8 @@ sample() {
 	local sock=$d/vhost.sock be=$d/be.log fe=$d/fe.log mlog n ok=1 note="" fd="" shown=-1
 	mkdir -p "$d"
 	row_setup "$row" "$drv" "$sock"
-	local t0=$EPOCHREALTIME
+	local t0=$EPOCHREALTIME rtt0 rtt1
+	rtt0=$(rtt)
 	tmark() { echo "$1 $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')" >>"$d/timing"; }
 	if ! start_backend "$be" "$sock" "$BE_MODE" "${BE_ARGS[@]}"; then
 		ok=0 note="back-end did not start"
@@ -501,6 +512,7 @@ sample() {
 	kill -9 "$BE_PID" 2>/dev/null
 	wait "$BE_PID" 2>/dev/null
 	PIDS=()
+	rtt1=$(rtt)
 	local vals
 	vals=$(rates "${mlog:-$be}" | sed -n "$((WARMUP + 1)),$((WARMUP + SECS))p" | paste -sd, -)
 	n=$(awk -F, '{ print NF }' <<<"$vals")
@@ -511,7 +523,7 @@ sample() {
 	fi
 	[ "$ok" = 1 ] || NFAIL=$((NFAIL + 1))
 	python3 "$REPORT" sample --round "$round" --row "$row" --driver "$drv" --devargs "$DEVARGS" \
-		--rates "$vals" --fe-log "$fe" --note "$note" >>"$WORK/samples.jsonl"
+		--rates "$vals" --fe-log "$fe" --note "$note" --rtt "$rtt0,$rtt1" >>"$WORK/samples.jsonl"
 	LAST=$(python3 "$REPORT" median "$vals")
 	[ "$KEEP" = 1 ] || rm -rf "$d"
 }

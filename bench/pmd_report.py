@@ -231,6 +231,7 @@ def cmd_sample(a):
            "rates_pps": rates, "mpps": (m / 1e6) if m is not None else None,
            "cyc_per_pkt": st.get("cyc_per_pkt"), "rx_path": rx, "tx_path": tx,
            "vq_sizes": vq or None, "burst_fill_pct": fill, "driver_stats": st,
+           "rtt_ns": [int(x) for x in a.rtt.split(",") if x.strip()] or None,
            "note": a.note or None}
     print(json.dumps(rec))
 
@@ -364,6 +365,18 @@ def devargs_short(dv):
     return ",".join(keep) or "(defaults)"
 
 
+# Two samples compare as "same state" when every cross-core round trip
+# measured around them (bench/xcore_rtt.c, before and after each) is
+# within this factor of the smallest: the vCPUs sat on equally distant
+# physical cores for both.
+RTT_TOL = 1.3
+
+
+def same_state(a, b):
+    rtts = (a.get("rtt_ns") or []) + (b.get("rtt_ns") or [])
+    return len(rtts) == 4 and min(rtts) > 0 and max(rtts) <= RTT_TOL * min(rtts)
+
+
 def summarize(samples, row_ids):
     rows = []
     for rid in row_ids:
@@ -403,14 +416,22 @@ def summarize(samples, row_ids):
                          "mpps_max": max(vals) if vals else None,
                          "cyc_per_pkt_median": median(cyc) if d != "gtx" else None,
                          "sent_share_median": median(sent), "burst_fill_pct_median": median(fill)}
-        ratios = []
+        ratios, same, rtt = [], [], []
         for r in sorted(per["gv"]):
-            g, p = per["gv"][r].get("mpps"), per["dpdk"].get(r, {}).get("mpps")
+            gs, ps = per["gv"][r], per["dpdk"].get(r, {})
+            g, p = gs.get("mpps"), ps.get("mpps")
             if g and p:
                 ratios.append(g / p)
+                if same_state(gs, ps):
+                    same.append(g / p)
+                    rtt.append(median(gs["rtt_ns"] + ps["rtt_ns"]))
         row.update(info)
         row["ratios"] = ratios
         row["ratio_median"] = median(ratios)
+        # the pairs whose two samples ran with the machine in the same state
+        row["ratios_same_state"] = same
+        row["ratio_same_state_median"] = median(same)
+        row["rtt_ns_same_state"] = rtt
         rows.append(row)
     return rows
 
@@ -431,11 +452,16 @@ def markdown(rows, vg, meta):
           "100%: the driver set the pace, low: it mostly found the ring empty and waited for "
           "the back-end). Guest TX shows instead the share of the packets txonly "
           "offered that the driver's ring took (sent N%: well below 100%, the ring was full "
-          "and the back-end set the pace).")
+          "and the back-end set the pace). " +
+          ("Same state: the median ratio over the rounds whose two "
+          "samples ran with the machine in the same state (every cross-core round trip measured "
+          "before and after each sample, bench/xcore_rtt.c, within %.1fx of the smallest; this "
+          "machine's vCPUs move between physical cores, ~100 to ~1400 ns apart), how many such "
+          "rounds of all, and their round trip." % RTT_TOL))
         w("")
         w("| direction | ring | mrg | path | size | gvirtio Mpps | DPDK Mpps | gv/DPDK "
-          "| gv cyc/pkt | DPDK cyc/pkt |")
-        w("| --- | --- | --- | --- | ---: | --- | --- | ---: | ---: | ---: |")
+          "| same state: gv/DPDK (rounds, RTT) | gv cyc/pkt | DPDK cyc/pkt |")
+        w("| --- | --- | --- | --- | ---: | --- | --- | ---: | --- | ---: | ---: |")
         for r in rows:
             g, p = r["gv"], r["dpdk"]
 
@@ -449,9 +475,14 @@ def markdown(rows, vg, meta):
                     return "-" if v is None else "sent " + pct_fmt(100 * v)
                 f = x.get("burst_fill_pct_median")
                 return fmt(x["cyc_per_pkt_median"], 0) + ("" if f is None else " (fill %s)" % pct_fmt(f))
-            w("| %s | %s | %d | %s | %d | %s | %s | %s | %s | %s |" % (
+            def same(r):
+                n, rt = len(r.get("ratios_same_state") or []), r.get("rtt_ns_same_state") or []
+                return "%s (%d of %d%s)" % (fmt(r.get("ratio_same_state_median")), n,
+                                            len(r["ratios"]),
+                                            ", %.0f ns" % median(rt) if rt else "")
+            w("| %s | %s | %d | %s | %d | %s | %s | %s | %s | %s | %s |" % (
                 DIRS[r["dir"]], r["layout"], r["mrg_rxbuf"], r["path"], r["size"], mp(g), mp(p),
-                fmt(r["ratio_median"]), cyc(g), cyc(p)))
+                fmt(r["ratio_median"]), same(r), cyc(g), cyc(p)))
         w("")
         w("Paths (devargs beyond path/packed_vq/mrg_rxbuf; rx / tx path as each driver logged it):")
         w("")
@@ -697,7 +728,7 @@ def main():
     p = sub.add_parser("median")
     p.add_argument("values")
     p = sub.add_parser("sample")
-    for k in ("--row", "--driver", "--devargs", "--rates", "--fe-log", "--note"):
+    for k in ("--row", "--driver", "--devargs", "--rates", "--fe-log", "--note", "--rtt"):
         p.add_argument(k, default="")
     p.add_argument("--round", type=int, required=True)
     p = sub.add_parser("cg")

@@ -42,6 +42,18 @@ def main():
     ss2 = ss[:5] + [smp(3, row, "dpdk", [], "only 0 of 1 samples")]
     r2 = summarize(ss2, [row])[0]
     assert len(r2["ratios"]) == 2 and r2["dpdk"]["mpps_min"] == 5 and r2["notes"]
+    # same state: a round compares only when its four round trips agree
+    # within RTT_TOL; round 1 (100/110/105/120) and 3 (500/520/510/600)
+    # do, round 2 (100 then 500) does not: ratios 2 and 2.75 -> 2.375
+    for x, rt in zip(ss, ([100, 110], [105, 120], [100, 100], [500, 500],
+                          [500, 520], [510, 600])):
+        x["rtt_ns"] = rt
+    r3 = summarize(ss, [row])[0]
+    assert [round(x, 3) for x in r3["ratios_same_state"]] == [2.0, 2.75], r3
+    assert abs(r3["ratio_same_state_median"] - 2.375) < 1e-9
+    assert "| 2.00 | 2.38 (2 of 3, 311 ns) |" in markdown([r3], [], {"command": "c"})
+    ss[5]["rtt_ns"] = None  # no tags (no compiler): no same-state rounds
+    assert summarize(ss, [row])[0]["ratios_same_state"] == [2.0]
     md = markdown([r], [], {"command": "c", "png_md": "../bench/results/p.png"})
     assert "| guest RX | split | 1 | inorder | 64 | 11.00 [10.00-12.00] | 5.00 [4.00-6.00] | 2.00 |" in md, md
     assert "![" in md
