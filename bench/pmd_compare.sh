@@ -378,7 +378,7 @@ row_setup() {
 	FE_ARGS=()
 	START=start
 	case $dir in
-	gtx) BE_MODE=rxonly FE_MODE=txonly MEASURE=be FE_ARGS=(--txpkts="$size") ;;
+	gtx) BE_MODE=rxonly FE_MODE=txonly MEASURE=be FE_ARGS=(--txpkts="$size" --record-core-cycles) ;;
 	grx) BE_MODE=txonly FE_MODE=rxonly MEASURE=fe BE_ARGS=(--txpkts="$size")
 		FE_ARGS=(--record-core-cycles --record-burst-stats) ;;
 	loop) BE_MODE=mac FE_MODE=mac MEASURE=fe FE_ARGS=(--txpkts="$size" --record-core-cycles --record-burst-stats)

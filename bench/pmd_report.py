@@ -414,8 +414,13 @@ def summarize(samples, row_ids):
                          "mpps_per_round": [per[drv][r]["mpps"] for r in sorted(per[drv])],
                          "mpps_median": median(vals), "mpps_min": min(vals) if vals else None,
                          "mpps_max": max(vals) if vals else None,
-                         "cyc_per_pkt_median": median(cyc) if d != "gtx" else None,
-                         "sent_share_median": median(sent), "burst_fill_pct_median": median(fill)}
+                         "cyc_per_pkt_median": median(cyc),
+                         "sent_share_median": median(sent), "burst_fill_pct_median": median(fill),
+                         # the best second of all rounds: what the driver does
+                         # when nothing else on the host slows the pair down
+                         "best_mpps": max((x for s in per[drv].values()
+                                           for x in s.get("rates_pps") or []), default=0) / 1e6
+                         or None}
         ratios, same, rtt = [], [], []
         for r in sorted(per["gv"]):
             gs, ps = per["gv"][r], per["dpdk"].get(r, {})
@@ -432,6 +437,8 @@ def summarize(samples, row_ids):
         row["ratios_same_state"] = same
         row["ratio_same_state_median"] = median(same)
         row["rtt_ns_same_state"] = rtt
+        gb, pb = info["gv"]["best_mpps"], info["dpdk"]["best_mpps"]
+        row["ratio_best"] = gb / pb if gb and pb else None
         rows.append(row)
     return rows
 
@@ -446,22 +453,27 @@ def markdown(rows, vg, meta):
     if rows:
         w("Mpps: median [min-max] over the rounds; gv/DPDK: median of the per-round ratios "
           "(>1: gvirtio faster). cyc/pkt: testpmd --record-core-cycles on the driver side "
-          "(TSC cycles of bursts that moved packets, testpmd's own work included; "
-          "guest RX and loopback), and in brackets how full the driver's RX bursts were on "
+          "(TSC cycles of the loop turns that moved packets, testpmd's own work included, "
+          "per packet), and in brackets how full the driver's RX bursts were on "
           "average (fill: packets per RX burst over the burst size, --record-burst-stats; near "
           "100%: the driver set the pace, low: it mostly found the ring empty and waited for "
-          "the back-end). Guest TX shows instead the share of the packets txonly "
+          "the back-end). Guest TX shows in brackets instead the share of the packets txonly "
           "offered that the driver's ring took (sent N%: well below 100%, the ring was full "
-          "and the back-end set the pace). " +
+          "and the back-end set the pace); its cycles count the loop turns that sent "
+          "something (txonly building the packets, the TX burst, freeing what was refused). " +
           ("Same state: the median ratio over the rounds whose two "
           "samples ran with the machine in the same state (every cross-core round trip measured "
           "before and after each sample, bench/xcore_rtt.c, within %.1fx of the smallest; this "
           "machine's vCPUs move between physical cores, ~100 to ~1400 ns apart), how many such "
-          "rounds of all, and their round trip." % RTT_TOL))
+          "rounds of all, and their round trip. Best second: the highest per-second rate of each "
+          "driver over all its rounds, and their ratio (interference from the rest of the host "
+          "only ever slows a pair down, so on this machine the best second is the steadiest "
+          "estimate of what each driver can do)." % RTT_TOL))
         w("")
         w("| direction | ring | mrg | path | size | gvirtio Mpps | DPDK Mpps | gv/DPDK "
-          "| same state: gv/DPDK (rounds, RTT) | gv cyc/pkt | DPDK cyc/pkt |")
-        w("| --- | --- | --- | --- | ---: | --- | --- | ---: | --- | ---: | ---: |")
+          "| same state: gv/DPDK (rounds, RTT) | best second gv / DPDK (ratio) | gv cyc/pkt "
+          "| DPDK cyc/pkt |")
+        w("| --- | --- | --- | --- | ---: | --- | --- | ---: | --- | --- | ---: | ---: |")
         for r in rows:
             g, p = r["gv"], r["dpdk"]
 
@@ -472,7 +484,8 @@ def markdown(rows, vg, meta):
             def cyc(x):
                 if r["dir"] == "gtx":
                     v = x.get("sent_share_median")
-                    return "-" if v is None else "sent " + pct_fmt(100 * v)
+                    return fmt(x["cyc_per_pkt_median"], 0) + ("" if v is None else
+                                                              " (sent %s)" % pct_fmt(100 * v))
                 f = x.get("burst_fill_pct_median")
                 return fmt(x["cyc_per_pkt_median"], 0) + ("" if f is None else " (fill %s)" % pct_fmt(f))
             def same(r):
@@ -480,9 +493,10 @@ def markdown(rows, vg, meta):
                 return "%s (%d of %d%s)" % (fmt(r.get("ratio_same_state_median")), n,
                                             len(r["ratios"]),
                                             ", %.0f ns" % median(rt) if rt else "")
-            w("| %s | %s | %d | %s | %d | %s | %s | %s | %s | %s | %s |" % (
+            w("| %s | %s | %d | %s | %d | %s | %s | %s | %s | %s / %s (%s) | %s | %s |" % (
                 DIRS[r["dir"]], r["layout"], r["mrg_rxbuf"], r["path"], r["size"], mp(g), mp(p),
-                fmt(r["ratio_median"]), same(r), cyc(g), cyc(p)))
+                fmt(r["ratio_median"]), same(r), fmt(g["best_mpps"]), fmt(p["best_mpps"]),
+                fmt(r.get("ratio_best")), cyc(g), cyc(p)))
         w("")
         w("Paths (devargs beyond path/packed_vq/mrg_rxbuf; rx / tx path as each driver logged it):")
         w("")

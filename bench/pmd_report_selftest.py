@@ -38,6 +38,8 @@ def main():
     assert [round(x, 3) for x in r["ratios"]] == [2.0, 2.0, 2.75], r["ratios"]
     assert abs(r["ratio_median"] - 2.0) < 1e-9
     assert r["gv"]["cyc_per_pkt_median"] == 102.0
+    # best second: gv's 12 (round 2) over DPDK's 6 (round 2)
+    assert (r["gv"]["best_mpps"], r["dpdk"]["best_mpps"], r["ratio_best"]) == (12, 6, 2), r
     # a failed DPDK sample: that round has no ratio, the others stay
     ss2 = ss[:5] + [smp(3, row, "dpdk", [], "only 0 of 1 samples")]
     r2 = summarize(ss2, [row])[0]
@@ -51,7 +53,7 @@ def main():
     r3 = summarize(ss, [row])[0]
     assert [round(x, 3) for x in r3["ratios_same_state"]] == [2.0, 2.75], r3
     assert abs(r3["ratio_same_state_median"] - 2.375) < 1e-9
-    assert "| 2.00 | 2.38 (2 of 3, 311 ns) |" in markdown([r3], [], {"command": "c"})
+    assert "| 2.00 | 2.38 (2 of 3, 311 ns) | 12.00 / 6.00 (2.00) |" in markdown([r3], [], {"command": "c"})
     ss[5]["rtt_ns"] = None  # no tags (no compiler): no same-state rounds
     assert summarize(ss, [row])[0]["ratios_same_state"] == [2.0]
     md = markdown([r], [], {"command": "c", "png_md": "../bench/results/p.png"})
