@@ -23,12 +23,15 @@ enum burst_stop {
 	STOP_BAD, /* a bad entry */
 };
 
-/* Is [addr, addr + len) wholly inside the flat range? */
+/*
+ * Is [addr, addr + len) wholly inside the flat range? off + len cannot
+ * wrap once off < flat_len: gv_vqd_init keeps flat_len <= 2^64 - 2^32.
+ */
 static inline bool in_flat(uint64_t addr, uint32_t len, uint64_t flat_addr, uint64_t flat_len)
 {
-	uint64_t off = addr - flat_addr;
+	const uint64_t off = addr - flat_addr;
 
-	return off < flat_len && len <= flat_len - off;
+	return off < flat_len && off + len <= flat_len;
 }
 
 /*
@@ -50,14 +53,14 @@ static __attribute__((noinline)) uint32_t split_take_flat(struct gv_vqd *d, stru
 	uint32_t at = pos & (num - 1), k = 0;
 
 	while (k < n) {
-		const uint16_t *const a = ring + at;
-		struct gv_vqd_buf *const bp = b + k;
+		const uint16_t *a = ring + at, *const start = a, *aend;
+		struct gv_vqd_buf *bp = b + k;
 		uint32_t run = n - k;
 
 		if (run > num - at)
 			run = num - at;
-		for (uint32_t j = 0; j < run; j++) {
-			const uint32_t i = gv_load16(&a[j]);
+		for (aend = a + run; a != aend; a++, bp++) {
+			const uint16_t i = gv_load16(a);
 			const struct gv_split_desc *desc;
 			uint16_t flags;
 			uint64_t addr;
@@ -65,25 +68,27 @@ static __attribute__((noinline)) uint32_t split_take_flat(struct gv_vqd *d, stru
 
 			if (i >= num) {
 				*stop = STOP_BAD;
-				return k + j;
+				break;
 			}
 			desc = &table[i];
 			flags = gv_load16(&desc->flags);
 			if (flags & (GV_DESC_F_NEXT | GV_DESC_F_INDIRECT))
-				return k + j;
+				break;
 			addr = gv_load64(&desc->addr);
 			len = gv_load32(&desc->len);
-			bp[j].addr = addr;
-			bp[j].len = len;
-			bp[j].id = (uint16_t)i;
-			bp[j].write = (flags & GV_DESC_F_WRITE) != 0;
+			bp->addr = addr;
+			bp->len = len;
+			bp->id = i;
+			bp->write = (flags & GV_DESC_F_WRITE) != 0;
 			if (!in_flat(addr, len, flat_addr, flat_len)) {
 				*stop = STOP_MISS;
-				return k + j;
+				break;
 			}
-			bp[j].ptr = flat_host + (addr - flat_addr);
+			bp->ptr = flat_host + (addr - flat_addr);
 		}
-		k += run;
+		k += (uint32_t)(a - start);
+		if (a != aend)
+			break;
 		at = 0;
 	}
 	return k;
@@ -147,16 +152,16 @@ static __attribute__((noinline)) uint32_t packed_take_flat(struct gv_vqd *d, str
 	uint8_t wrap = *wrap_io;
 
 	while (k < n) {
-		const struct gv_packed_desc *const r = ring + pos;
-		struct gv_vqd_buf *const bk = b + k;
+		const struct gv_packed_desc *r = ring + pos, *const start = r, *rend;
+		struct gv_vqd_buf *bp = b + k;
 		/* Available in this lap: AVAIL == wrap, USED != wrap. */
 		const uint16_t want = wrap ? GV_DESC_F_AVAIL : GV_DESC_F_USED;
 		uint32_t run = n - k, j;
 
 		if (run > num - pos)
 			run = num - pos;
-		for (j = 0; j < run; j++) {
-			const uint16_t flags = gv_load16(&r[j].flags);
+		for (rend = r + run; r != rend; r++, bp++) {
+			const uint16_t flags = gv_load16(&r->flags);
 			uint64_t addr;
 			uint32_t len;
 
@@ -164,25 +169,26 @@ static __attribute__((noinline)) uint32_t packed_take_flat(struct gv_vqd *d, str
 				break;
 			/* This head's flags before its other fields. */
 			gv_rmb(barrier);
-			addr = gv_load64(&r[j].addr);
-			len = gv_load32(&r[j].len);
-			bk[j].addr = addr;
-			bk[j].len = len;
-			bk[j].id = gv_load16(&r[j].id);
-			bk[j].write = (flags & GV_DESC_F_WRITE) != 0;
+			addr = gv_load64(&r->addr);
+			len = gv_load32(&r->len);
+			bp->addr = addr;
+			bp->len = len;
+			bp->id = gv_load16(&r->id);
+			bp->write = (flags & GV_DESC_F_WRITE) != 0;
 			if (!in_flat(addr, len, flat_addr, flat_len)) {
 				*stop = STOP_MISS;
 				break;
 			}
-			bk[j].ptr = flat_host + (addr - flat_addr);
+			bp->ptr = flat_host + (addr - flat_addr);
 		}
+		j = (uint32_t)(r - start);
 		k += j;
 		pos += j;
 		if (pos == num) {
 			pos = 0;
 			wrap ^= 1;
 		}
-		if (j < run)
+		if (r != rend)
 			break;
 	}
 	*pos_io = (uint16_t)pos;
