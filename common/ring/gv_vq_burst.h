@@ -83,6 +83,19 @@ _Static_assert(__builtin_offsetof(struct gv_split_desc, flags) == 12 &&
 		       __builtin_offsetof(struct gv_slot, last) == 14,
 	       "layouts gvb_put32_16_16 writes");
 
+/* Two adjacent 16-bit fields (4-byte aligned) with one 32-bit store. */
+GV_INLINE void gvb_put16_16(void *p, uint16_t a, uint16_t b)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint32_t v = (uint32_t)a | (uint32_t)b << 16;
+
+	memcpy(p, &v, sizeof(v));
+#else
+	memcpy(p, &a, 2);
+	memcpy((char *)p + 2, &b, 2);
+#endif
+}
+
 /* ------------------------------------------------------------- split -- */
 
 /*
@@ -277,7 +290,6 @@ GV_INLINE uint32_t packed_get_used_fast(struct gv_vq *vq, void **cookies, uint32
 {
 	struct gv_packed_desc *const desc = vq->p.desc;
 	struct gv_slot *const slot = vq->slot;
-	uint16_t *const next = vq->next;
 	const uint16_t *const order = vq->order;
 	const uint32_t num = vq->num;
 	const uint16_t both = GV_DESC_F_AVAIL | GV_DESC_F_USED;
@@ -289,8 +301,10 @@ GV_INLINE uint32_t packed_get_used_fast(struct gv_vq *vq, void **cookies, uint32
 		const uint16_t pos = vq->p.used_idx;
 		const uint32_t og = vq->order_get;
 		const uint16_t used_bits = vq->p.used_wrap ? both : 0; /* AVAIL, USED when used */
-		const struct gv_packed_desc *const d = &desc[pos];
-		const uint16_t *const o = &order[og];
+		const struct gv_packed_desc *const d = &desc[pos], *dp = d, *dend;
+		const uint16_t *o = &order[og];
+		void **ck = cookies + k;
+		uint32_t *ln = lens + k;
 		uint16_t free_id = vq->p.free_id;
 		uint32_t run = n - k, j;
 
@@ -298,8 +312,9 @@ GV_INLINE uint32_t packed_get_used_fast(struct gv_vq *vq, void **cookies, uint32
 			run = num - pos;
 		if (in_order && run > num - og)
 			run = num - og;
-		for (j = 0; j < run; j++) {
-			const uint16_t f = gv_load16(&d[j].flags);
+		/* Walked by pointer to the run's end: few live values, no spills. */
+		for (dend = d + run; dp != dend; dp++, ck++, ln++) {
+			const uint16_t f = gv_load16(&dp->flags);
 			uint16_t id;
 			uint32_t len;
 			struct gv_slot *s;
@@ -308,12 +323,13 @@ GV_INLINE uint32_t packed_get_used_fast(struct gv_vq *vq, void **cookies, uint32
 				break; /* not used yet (or odd flags: the general code says) */
 			/* The flags load before the loads of id and length. */
 			gv_rmb(B);
-			id = gv_load16(&d[j].id);
-			len = gv_load32(&d[j].len);
+			id = gv_load16(&dp->id);
+			len = gv_load32(&dp->len);
 			if (in_order) {
 				/* The posting order proves the id in range and in flight. */
-				if (GV_UNLIKELY(id != o[j]))
+				if (GV_UNLIKELY(id != *o))
 					break;
+				o++;
 			} else if (GV_UNLIKELY(id >= num)) {
 				break;
 			}
@@ -327,12 +343,12 @@ GV_INLINE uint32_t packed_get_used_fast(struct gv_vq *vq, void **cookies, uint32
 					break;
 				len = 0;
 			}
-			cookies[k + j] = s->cookie;
-			lens[k + j] = len;
-			s->ndesc = 0;
-			next[id] = free_id;
+			*ck = s->cookie;
+			*ln = len;
+			gvb_put16_16(&s->ndesc, 0, free_id); /* not in flight; free-id link */
 			free_id = id;
 		}
+		j = (uint32_t)(dp - d);
 		vq->p.free_id = free_id;
 		vq->num_free += j;
 		vq->inflight -= j;
@@ -347,7 +363,7 @@ GV_INLINE uint32_t packed_get_used_fast(struct gv_vq *vq, void **cookies, uint32
 		}
 		if (j < run) {
 			/* Not used yet (the usual end of a burst): nothing to classify. */
-			const uint16_t f = gv_load16(&d[j].flags);
+			const uint16_t f = gv_load16(&dp->flags);
 
 			if ((f & both) != used_bits && !!(f & GV_DESC_F_AVAIL) == !!used_bits)
 				break;
@@ -367,7 +383,6 @@ GV_INLINE uint32_t packed_reclaim_fast(struct gv_vq *vq, void **cookies, uint32_
 				       const enum gv_barrier B)
 {
 	struct gv_slot *const slot = vq->slot;
-	uint16_t *const next = vq->next;
 	const uint32_t num = vq->num;
 	uint16_t pos = vq->p.used_idx, free_id = vq->p.free_id;
 	uint8_t wrap = vq->p.used_wrap;
@@ -398,8 +413,7 @@ GV_INLINE uint32_t packed_reclaim_fast(struct gv_vq *vq, void **cookies, uint32_
 				wrap ^= 1;
 			}
 			freed += s->ndesc;
-			s->ndesc = 0;
-			next[id] = free_id;
+			gvb_put16_16(&s->ndesc, 0, free_id); /* not in flight; free-id link */
 			free_id = id;
 		} while (id != vq->p.batch_last && k < n);
 		if (id == vq->p.batch_last)
@@ -453,7 +467,6 @@ GV_INLINE uint32_t packed_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 {
 	struct gv_packed_desc *const desc = vq->p.desc;
 	struct gv_slot *const slot = vq->slot;
-	uint16_t *const next = vq->next;
 	uint16_t *const order = vq->order;
 	const uint32_t num = vq->num;
 	const uint16_t wflag = writable ? GV_DESC_F_WRITE : 0;
@@ -471,6 +484,7 @@ GV_INLINE uint32_t packed_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 		const uint64_t addr = obj ? *(const uint64_t *)((const char *)ck + addr_off) + addr_add
 					  : segs[0].addr;
 		const uint32_t len = obj ? olen : segs[0].len;
+		const uint16_t next_id = slot[id].last; /* before fill1 writes it */
 
 		packed_fill1(&desc[pos], &slot[id], ck, addr, writable ? len : 0);
 		if (in_order) {
@@ -483,7 +497,7 @@ GV_INLINE uint32_t packed_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 		vq->p.staged_pos = pos;
 		vq->p.staged_flags = flags;
 		vq->p.have_staged = 1;
-		id = next[id];
+		id = next_id;
 		if (GV_UNLIKELY(++pos == num)) {
 			pos = 0;
 			wrap ^= 1;
@@ -509,6 +523,7 @@ GV_INLINE uint32_t packed_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 							    addr_add
 						  : sg[j].addr;
 			const uint32_t len = obj ? olen : sg[j].len;
+			const uint16_t next_id = slot[id].last; /* before fill1 writes it */
 
 			packed_fill1(&d[j], &slot[id], ck, addr, writable ? len : 0);
 			if (in_order) /* the posting order: read by IN_ORDER gets only */
@@ -520,7 +535,7 @@ GV_INLINE uint32_t packed_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 				d[j].id = id;
 				gv_store16(&d[j].flags, flags);
 			}
-			id = next[id];
+			id = next_id;
 		}
 		k += run;
 		pos = (uint16_t)(pos + run);
