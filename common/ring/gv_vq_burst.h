@@ -125,23 +125,25 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 		n = pending;
 	/* In runs that do not reach the end of the used ring: no wrap. */
 	while (k < n) {
-		const struct gv_split_used_elem *const u = ring + pos;
-		const uint16_t *const od = order + pos;
-		void **const ck = cookies + k;
-		uint32_t *const ln = lens + k;
+		const struct gv_split_used_elem *const u = ring + pos, *up = u, *uend;
+		const uint16_t *od = order + pos;
+		void **ck = cookies + k;
+		uint32_t *ln = lens + k;
 		uint32_t run = n - k, j;
 
 		if (run > num - pos)
 			run = num - pos;
-		for (j = 0; j < run; j++) {
-			const uint32_t id = gv_load32(&u[j].id);
-			uint32_t len = gv_load32(&u[j].len);
+		/* Walked by pointer to the run's end: few live values. */
+		for (uend = u + run; up != uend; up++, ck++, ln++) {
+			const uint32_t id = gv_load32(&up->id);
+			uint32_t len = gv_load32(&up->len);
 			struct gv_slot *s;
 
 			if (in_order) {
 				/* Every id in the posting order is in range and in flight. */
-				if (GV_UNLIKELY(id != od[j]))
+				if (GV_UNLIKELY(id != *od))
 					break;
+				od++;
 			} else if (GV_UNLIKELY(id >= num)) {
 				break;
 			}
@@ -153,8 +155,8 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 					break;
 				len = 0; /* nothing was writable (TX): the length means nothing */
 			}
-			ck[j] = s->cookie;
-			ln[j] = len;
+			*ck = s->cookie;
+			*ln = len;
 			freed += s->ndesc;
 			s->ndesc = 0;
 			if (in_order) {
@@ -166,6 +168,7 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 				free_head = (uint16_t)id;
 			}
 		}
+		j = (uint32_t)(up - u);
 		k += j;
 		if (j < run)
 			break;
