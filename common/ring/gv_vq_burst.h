@@ -114,7 +114,8 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 	const uint16_t *const order = vq->order;
 	const uint32_t num = vq->num;
 	uint16_t *link = vq->num_free ? &next[vq->s.free_tail] : &vq->s.free_head;
-	uint16_t free_head = vq->s.free_head, tail = vq->s.free_tail;
+	uint32_t free_head = vq->s.free_head; /* 32 bits: no copy per entry */
+	uint16_t tail = vq->s.free_tail;
 	uint32_t pos = lu & vq->mask, k = 0, freed = 0;
 	/* Last: the queue's fields above are loaded before its read barrier. */
 	const uint16_t pending = split_used_avail(vq, B);
@@ -164,8 +165,8 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 				tail = s->last;
 				link = &next[tail];
 			} else {
-				next[s->last] = free_head;
-				free_head = (uint16_t)id;
+				next[s->last] = (uint16_t)free_head;
+				free_head = id;
 			}
 		}
 		j = (uint32_t)(up - u);
@@ -177,7 +178,7 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 	if (in_order)
 		vq->s.free_tail = tail;
 	else
-		vq->s.free_head = free_head;
+		vq->s.free_head = (uint16_t)free_head;
 	vq->s.last_used = (uint16_t)(lu + k);
 	vq->num_free += freed;
 	vq->inflight -= k;
