@@ -176,6 +176,32 @@ static void t_bad_addr(void **state)
 	gvt_q_free(&q);
 }
 
+/*
+ * The flat range's edges: a buffer ending exactly at its end is inline;
+ * one starting just below its start (whose end falls inside) is not.
+ */
+static void t_flat_edges(void **state)
+{
+	const struct gvt_param *p = gvt_param(state);
+	struct gv_vqd_buf b[NUM];
+	struct gvt_q q;
+
+	gvt_q_setup(&q, p, NUM, 0, 0);
+	q.dcfg.xlate = xlate_ring_only;
+	q.dcfg.xlate_ctx = &q;
+	set_flat(&q, 2);
+	assert_int_equal(gvt_post1(&q, g_bufs[1] + BUF_LEN - 8, 8, true, GVT_COOKIE(0)), 0);
+	assert_int_equal(gvt_post1(&q, g_bufs[0], 2 * BUF_LEN, true, GVT_COOKIE(1)), 0);
+	assert_int_equal(gvt_post1(&q, (uint8_t *)((uintptr_t)g_bufs[0] - 8), 16, true,
+				   GVT_COOKIE(2)), 0);
+	gv_vq_flush(q.vq);
+	assert_int_equal(gv_vqd_take_burst(q.vqd, b, NUM), 2);
+	assert_ptr_equal(b[0].ptr, g_bufs[1] + BUF_LEN - 8);
+	assert_ptr_equal(b[1].ptr, g_bufs[0]);
+	assert_true(gv_vqd_broken(q.vqd));
+	gvt_q_free(&q);
+}
+
 /* Split: an id out of range or an index too far ahead breaks the queue. */
 static void t_split_hostile(void **state)
 {
@@ -208,7 +234,7 @@ static void t_split_hostile(void **state)
 	}
 }
 
-/* A flat range that wraps the address space is refused at init. */
+/* A flat range that wraps the address space, or too long, is refused at init. */
 static void t_flat_config(void **state)
 {
 	const struct gvt_param *p = gvt_param(state);
@@ -223,6 +249,13 @@ static void t_flat_config(void **state)
 	q.dcfg.flat_addr = gvt_iova(g_bufs);
 	q.dcfg.flat_host = NULL;
 	assert_int_equal(gv_vqd_init(q.vqd, &q.dcfg), -EINVAL);
+	/* Longer than 2^64 - 2^32 (an offset plus a length could wrap): refused. */
+	q.dcfg.flat_host = g_bufs;
+	q.dcfg.flat_addr = 0;
+	q.dcfg.flat_len = UINT64_MAX - UINT32_MAX + 1;
+	assert_int_equal(gv_vqd_init(q.vqd, &q.dcfg), -EINVAL);
+	q.dcfg.flat_len = UINT64_MAX - UINT32_MAX;
+	assert_int_equal(gv_vqd_init(q.vqd, &q.dcfg), 0);
 	gvt_q_free(&q);
 }
 
@@ -233,6 +266,7 @@ int main(void)
 		GVT_TEST_ALL(t_stop_at_chain),
 		GVT_TEST_ALL(t_laps),
 		GVT_TEST_ALL(t_bad_addr),
+		GVT_TEST_ALL(t_flat_edges),
 		GVT_TEST_SPLIT(t_split_hostile),
 		GVT_TEST_ALL(t_flat_config),
 	};

@@ -55,6 +55,47 @@ GV_INLINE bool gvb_used_maybe(const struct gv_vq *vq, const enum gv_layout L)
 	}
 }
 
+/*
+ * Three adjacent fields (32, 16, 16 bits; 8-byte aligned) written with
+ * one 64-bit store where the layout allows: a descriptor's len, flags,
+ * next, a slot's in_len, ndesc, last. Only for stores nobody reads
+ * concurrently (a descriptor the device cannot see yet, private state).
+ */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+GV_INLINE void gvb_put32_16_16(void *p, uint32_t a, uint16_t b, uint16_t c)
+{
+	const uint64_t v = (uint64_t)a | (uint64_t)b << 32 | (uint64_t)c << 48;
+
+	memcpy(p, &v, sizeof(v));
+}
+#else
+GV_INLINE void gvb_put32_16_16(void *p, uint32_t a, uint16_t b, uint16_t c)
+{
+	memcpy(p, &a, 4);
+	memcpy((char *)p + 4, &b, 2);
+	memcpy((char *)p + 6, &c, 2);
+}
+#endif
+_Static_assert(__builtin_offsetof(struct gv_split_desc, flags) == 12 &&
+		       __builtin_offsetof(struct gv_split_desc, next) == 14 &&
+		       __builtin_offsetof(struct gv_slot, in_len) == 8 &&
+		       __builtin_offsetof(struct gv_slot, ndesc) == 12 &&
+		       __builtin_offsetof(struct gv_slot, last) == 14,
+	       "layouts gvb_put32_16_16 writes");
+
+/* Two adjacent 16-bit fields (4-byte aligned) with one 32-bit store. */
+GV_INLINE void gvb_put16_16(void *p, uint16_t a, uint16_t b)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint32_t v = (uint32_t)a | (uint32_t)b << 16;
+
+	memcpy(p, &v, sizeof(v));
+#else
+	memcpy(p, &a, 2);
+	memcpy((char *)p + 2, &b, 2);
+#endif
+}
+
 /* ------------------------------------------------------------- split -- */
 
 /*
@@ -67,14 +108,15 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 				       uint32_t n, const bool in_order, const enum gv_barrier B)
 {
 	const uint16_t lu = vq->s.last_used;
-	const struct gv_split_used_elem *ring = vq->s.used->ring;
+	const struct gv_split_used_elem *const ring = vq->s.used->ring;
 	struct gv_slot *const slot = vq->slot;
 	uint16_t *const next = vq->next;
 	const uint16_t *const order = vq->order;
-	const uint32_t mask = vq->mask, num = vq->num;
+	const uint32_t num = vq->num;
 	uint16_t *link = vq->num_free ? &next[vq->s.free_tail] : &vq->s.free_head;
-	uint16_t free_head = vq->s.free_head, tail = vq->s.free_tail;
-	uint32_t k, freed = 0;
+	uint32_t free_head = vq->s.free_head; /* 32 bits: no copy per entry */
+	uint16_t tail = vq->s.free_tail;
+	uint32_t pos = lu & vq->mask, k = 0, freed = 0;
 	/* Last: the queue's fields above are loaded before its read barrier. */
 	const uint16_t pending = split_used_avail(vq, B);
 
@@ -82,46 +124,61 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 		return 0;
 	if (n > pending)
 		n = pending;
-	for (k = 0; k < n; k++) {
-		const uint32_t pos = (uint16_t)(lu + k) & mask;
-		const uint32_t id = gv_load32(&ring[pos].id);
-		uint32_t len = gv_load32(&ring[pos].len);
-		struct gv_slot *s;
+	/* In runs that do not reach the end of the used ring: no wrap. */
+	while (k < n) {
+		const struct gv_split_used_elem *const u = ring + pos, *up = u, *uend;
+		const uint16_t *od = order + pos;
+		void **ck = cookies + k;
+		uint32_t *ln = lens + k;
+		uint32_t run = n - k, j;
 
-		if (in_order) {
-			/* Every id in the posting order is in range and in flight. */
-			if (GV_UNLIKELY(id != order[pos]))
+		if (run > num - pos)
+			run = num - pos;
+		/* Walked by pointer to the run's end: few live values. */
+		for (uend = u + run; up != uend; up++, ck++, ln++) {
+			const uint32_t id = gv_load32(&up->id);
+			uint32_t len = gv_load32(&up->len);
+			struct gv_slot *s;
+
+			if (in_order) {
+				/* Every id in the posting order is in range and in flight. */
+				if (GV_UNLIKELY(id != *od))
+					break;
+				od++;
+			} else if (GV_UNLIKELY(id >= num)) {
 				break;
+			}
 			s = &slot[id];
-		} else {
-			if (GV_UNLIKELY(id >= num))
+			if (!in_order && GV_UNLIKELY(s->ndesc == 0))
 				break;
-			s = &slot[id];
-			if (GV_UNLIKELY(s->ndesc == 0))
-				break;
+			if (GV_UNLIKELY(len > s->in_len)) {
+				if (s->in_len)
+					break;
+				len = 0; /* nothing was writable (TX): the length means nothing */
+			}
+			*ck = s->cookie;
+			*ln = len;
+			freed += s->ndesc;
+			s->ndesc = 0;
+			if (in_order) {
+				*link = (uint16_t)id;
+				tail = s->last;
+				link = &next[tail];
+			} else {
+				next[s->last] = (uint16_t)free_head;
+				free_head = id;
+			}
 		}
-		if (GV_UNLIKELY(len > s->in_len)) {
-			if (s->in_len)
-				break;
-			len = 0; /* nothing was writable (TX): the length means nothing */
-		}
-		cookies[k] = s->cookie;
-		lens[k] = len;
-		freed += s->ndesc;
-		s->ndesc = 0;
-		if (in_order) {
-			*link = (uint16_t)id;
-			tail = s->last;
-			link = &next[tail];
-		} else {
-			next[s->last] = free_head;
-			free_head = (uint16_t)id;
-		}
+		j = (uint32_t)(up - u);
+		k += j;
+		if (j < run)
+			break;
+		pos = 0;
 	}
 	if (in_order)
 		vq->s.free_tail = tail;
 	else
-		vq->s.free_head = free_head;
+		vq->s.free_head = (uint16_t)free_head;
 	vq->s.last_used = (uint16_t)(lu + k);
 	vq->num_free += freed;
 	vq->inflight -= k;
@@ -172,37 +229,47 @@ GV_INLINE uint32_t split_reclaim_fast(struct gv_vq *vq, void **cookies, uint32_t
  */
 GV_INLINE uint32_t split_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 				  void *const *cookies, uint32_t n, const bool writable,
-				  const bool obj, uint32_t addr_off, uint64_t addr_add, uint32_t olen)
+				  const bool obj, uint32_t addr_off, uint64_t addr_add, uint32_t olen,
+				  const bool in_order)
 {
 	struct gv_split_desc *const desc = vq->s.desc;
 	uint16_t *const avail = vq->s.avail->ring;
 	uint16_t *const order = vq->order;
-	uint16_t *const next = vq->next;
+	const uint16_t *const next = vq->next;
 	struct gv_slot *const slot = vq->slot;
-	const uint32_t mask = vq->mask;
+	const uint32_t num = vq->num;
 	const uint16_t flags = writable ? GV_DESC_F_WRITE : 0;
 	const uint16_t at = vq->s.avail_idx;
 	uint16_t head = vq->s.free_head;
+	uint32_t pos = at & vq->mask;
 
 	if (n > vq->num_free)
 		n = vq->num_free;
-	for (uint32_t k = 0; k < n; k++) {
-		const uint32_t pos = (uint16_t)(at + k) & mask;
-		void *const ck = cookies[k];
-		const uint64_t addr = obj ? *(const uint64_t *)((const char *)ck + addr_off) + addr_add
-					  : segs[k].addr;
-		const uint32_t len = obj ? olen : segs[k].len;
+	/* In runs that do not reach the end of the avail ring: no wrap. */
+	for (uint32_t k = 0; k < n; pos = 0) {
+		uint16_t *const av = avail + pos, *const od = order + pos;
+		void *const *const ck = cookies + k;
+		const struct gv_seg *const sg = obj ? NULL : segs + k;
+		uint32_t run = n - k;
 
-		desc[head].addr = addr;
-		desc[head].len = len;
-		desc[head].flags = flags;
-		slot[head].cookie = ck;
-		slot[head].in_len = writable ? len : 0;
-		slot[head].ndesc = 1;
-		slot[head].last = head;
-		avail[pos] = head;
-		order[pos] = head;
-		head = next[head];
+		if (run > num - pos)
+			run = num - pos;
+		for (uint32_t j = 0; j < run; j++) {
+			const uint64_t addr = obj ? *(const uint64_t *)((const char *)ck[j] + addr_off) +
+							    addr_add
+						  : sg[j].addr;
+			const uint32_t len = obj ? olen : sg[j].len;
+
+			desc[head].addr = addr;
+			gvb_put32_16_16(&desc[head].len, len, flags, 0);
+			slot[head].cookie = ck[j];
+			gvb_put32_16_16(&slot[head].in_len, writable ? len : 0, 1, head);
+			av[j] = head;
+			if (in_order) /* the posting order: read by IN_ORDER gets only */
+				od[j] = head;
+			head = next[head];
+		}
+		k += run;
 	}
 	vq->s.free_head = head;
 	vq->s.avail_idx = (uint16_t)(at + n);
@@ -227,7 +294,6 @@ GV_INLINE uint32_t packed_get_used_fast(struct gv_vq *vq, void **cookies, uint32
 {
 	struct gv_packed_desc *const desc = vq->p.desc;
 	struct gv_slot *const slot = vq->slot;
-	uint16_t *const next = vq->next;
 	const uint16_t *const order = vq->order;
 	const uint32_t num = vq->num;
 	const uint16_t both = GV_DESC_F_AVAIL | GV_DESC_F_USED;
@@ -239,8 +305,10 @@ GV_INLINE uint32_t packed_get_used_fast(struct gv_vq *vq, void **cookies, uint32
 		const uint16_t pos = vq->p.used_idx;
 		const uint32_t og = vq->order_get;
 		const uint16_t used_bits = vq->p.used_wrap ? both : 0; /* AVAIL, USED when used */
-		const struct gv_packed_desc *const d = &desc[pos];
-		const uint16_t *const o = &order[og];
+		const struct gv_packed_desc *const d = &desc[pos], *dp = d, *dend;
+		const uint16_t *o = &order[og];
+		void **ck = cookies + k;
+		uint32_t *ln = lens + k;
 		uint16_t free_id = vq->p.free_id;
 		uint32_t run = n - k, j;
 
@@ -248,8 +316,9 @@ GV_INLINE uint32_t packed_get_used_fast(struct gv_vq *vq, void **cookies, uint32
 			run = num - pos;
 		if (in_order && run > num - og)
 			run = num - og;
-		for (j = 0; j < run; j++) {
-			const uint16_t f = gv_load16(&d[j].flags);
+		/* Walked by pointer to the run's end: few live values, no spills. */
+		for (dend = d + run; dp != dend; dp++, ck++, ln++) {
+			const uint16_t f = gv_load16(&dp->flags);
 			uint16_t id;
 			uint32_t len;
 			struct gv_slot *s;
@@ -258,35 +327,32 @@ GV_INLINE uint32_t packed_get_used_fast(struct gv_vq *vq, void **cookies, uint32
 				break; /* not used yet (or odd flags: the general code says) */
 			/* The flags load before the loads of id and length. */
 			gv_rmb(B);
-			id = gv_load16(&d[j].id);
-			len = gv_load32(&d[j].len);
+			id = gv_load16(&dp->id);
+			len = gv_load32(&dp->len);
 			if (in_order) {
 				/* The posting order proves the id in range and in flight. */
-				if (GV_UNLIKELY(id != o[j]))
+				if (GV_UNLIKELY(id != *o))
 					break;
-				s = &slot[id];
-				if (GV_UNLIKELY(s->ndesc != 1))
-					break;
-			} else {
-				if (GV_UNLIKELY(id >= num))
-					break;
-				s = &slot[id];
-				/* 0: not in flight; more: a longer chain. */
-				if (GV_UNLIKELY(s->ndesc != 1))
-					break;
+				o++;
+			} else if (GV_UNLIKELY(id >= num)) {
+				break;
 			}
+			s = &slot[id];
+			/* 0: not in flight; more: a longer chain. */
+			if (GV_UNLIKELY(s->ndesc != 1))
+				break;
 			if (GV_UNLIKELY(len > s->in_len)) {
 				/* Nothing writable (TX; DPDK's vhost writes a length anyway). */
 				if (s->in_len)
 					break;
 				len = 0;
 			}
-			cookies[k + j] = s->cookie;
-			lens[k + j] = len;
-			s->ndesc = 0;
-			next[id] = free_id;
+			*ck = s->cookie;
+			*ln = len;
+			gvb_put16_16(&s->ndesc, 0, free_id); /* not in flight; free-id link */
 			free_id = id;
 		}
+		j = (uint32_t)(dp - d);
 		vq->p.free_id = free_id;
 		vq->num_free += j;
 		vq->inflight -= j;
@@ -301,7 +367,7 @@ GV_INLINE uint32_t packed_get_used_fast(struct gv_vq *vq, void **cookies, uint32
 		}
 		if (j < run) {
 			/* Not used yet (the usual end of a burst): nothing to classify. */
-			const uint16_t f = gv_load16(&d[j].flags);
+			const uint16_t f = gv_load16(&dp->flags);
 
 			if ((f & both) != used_bits && !!(f & GV_DESC_F_AVAIL) == !!used_bits)
 				break;
@@ -321,7 +387,6 @@ GV_INLINE uint32_t packed_reclaim_fast(struct gv_vq *vq, void **cookies, uint32_
 				       const enum gv_barrier B)
 {
 	struct gv_slot *const slot = vq->slot;
-	uint16_t *const next = vq->next;
 	const uint32_t num = vq->num;
 	uint16_t pos = vq->p.used_idx, free_id = vq->p.free_id;
 	uint8_t wrap = vq->p.used_wrap;
@@ -352,8 +417,7 @@ GV_INLINE uint32_t packed_reclaim_fast(struct gv_vq *vq, void **cookies, uint32_
 				wrap ^= 1;
 			}
 			freed += s->ndesc;
-			s->ndesc = 0;
-			next[id] = free_id;
+			gvb_put16_16(&s->ndesc, 0, free_id); /* not in flight; free-id link */
 			free_id = id;
 		} while (id != vq->p.batch_last && k < n);
 		if (id == vq->p.batch_last)
@@ -382,16 +446,13 @@ _Static_assert(__builtin_offsetof(struct gv_packed_desc, flags) == 14, "packed d
 #define GV_PACKED_TAIL64 0
 #endif
 
-/* One one-descriptor chain at ring slot `d` with buffer id `id`. */
-GV_INLINE void packed_fill1(struct gv_packed_desc *d, struct gv_slot *s, uint16_t *o,
-			    uint16_t id, void *ck, uint64_t addr, uint32_t in_len)
+/* One one-descriptor chain at ring slot `d`, private record `s`. */
+GV_INLINE void packed_fill1(struct gv_packed_desc *d, struct gv_slot *s, void *ck, uint64_t addr,
+			    uint32_t in_len)
 {
 	d->addr = addr;
 	s->cookie = ck;
-	s->in_len = in_len;
-	s->ndesc = 1;
-	s->last = 0;
-	*o = id;
+	gvb_put32_16_16(&s->in_len, in_len, 1, 0);
 }
 
 /*
@@ -405,11 +466,11 @@ GV_INLINE void packed_fill1(struct gv_packed_desc *d, struct gv_slot *s, uint16_
  */
 GV_INLINE uint32_t packed_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 				   void *const *cookies, uint32_t n, const bool writable,
-				   const bool obj, uint32_t addr_off, uint64_t addr_add, uint32_t olen)
+				   const bool obj, uint32_t addr_off, uint64_t addr_add, uint32_t olen,
+				   const bool in_order)
 {
 	struct gv_packed_desc *const desc = vq->p.desc;
 	struct gv_slot *const slot = vq->slot;
-	uint16_t *const next = vq->next;
 	uint16_t *const order = vq->order;
 	const uint32_t num = vq->num;
 	const uint16_t wflag = writable ? GV_DESC_F_WRITE : 0;
@@ -427,16 +488,20 @@ GV_INLINE uint32_t packed_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 		const uint64_t addr = obj ? *(const uint64_t *)((const char *)ck + addr_off) + addr_add
 					  : segs[0].addr;
 		const uint32_t len = obj ? olen : segs[0].len;
+		const uint16_t next_id = slot[id].last; /* before fill1 writes it */
 
-		packed_fill1(&desc[pos], &slot[id], &order[op], id, ck, addr, writable ? len : 0);
+		packed_fill1(&desc[pos], &slot[id], ck, addr, writable ? len : 0);
+		if (in_order) {
+			order[op] = id;
+			if (++op == num)
+				op = 0;
+		}
 		desc[pos].len = len;
 		desc[pos].id = id;
 		vq->p.staged_pos = pos;
 		vq->p.staged_flags = flags;
 		vq->p.have_staged = 1;
-		id = next[id];
-		if (++op == num)
-			op = 0;
+		id = next_id;
 		if (GV_UNLIKELY(++pos == num)) {
 			pos = 0;
 			wrap ^= 1;
@@ -448,20 +513,25 @@ GV_INLINE uint32_t packed_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 		uint32_t run = n - k;
 		struct gv_packed_desc *const d = &desc[pos];
 		uint16_t *const o = &order[op];
+		void *const *const cks = cookies + k;
+		const struct gv_seg *const sg = obj ? NULL : segs + k;
 		const uint64_t tail_flags = (uint64_t)flags << 48;
 
 		if (run > num - pos)
 			run = num - pos;
-		if (run > num - op)
+		if (in_order && run > num - op)
 			run = num - op;
 		for (uint32_t j = 0; j < run; j++) {
-			void *const ck = cookies[k + j];
+			void *const ck = cks[j];
 			const uint64_t addr = obj ? *(const uint64_t *)((const char *)ck + addr_off) +
 							    addr_add
-						  : segs[k + j].addr;
-			const uint32_t len = obj ? olen : segs[k + j].len;
+						  : sg[j].addr;
+			const uint32_t len = obj ? olen : sg[j].len;
+			const uint16_t next_id = slot[id].last; /* before fill1 writes it */
 
-			packed_fill1(&d[j], &slot[id], &o[j], id, ck, addr, writable ? len : 0);
+			packed_fill1(&d[j], &slot[id], ck, addr, writable ? len : 0);
+			if (in_order) /* the posting order: read by IN_ORDER gets only */
+				o[j] = id;
 			if (GV_PACKED_TAIL64) {
 				gv_store64(&d[j].len, tail_flags | (uint64_t)id << 32 | len);
 			} else {
@@ -469,13 +539,15 @@ GV_INLINE uint32_t packed_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 				d[j].id = id;
 				gv_store16(&d[j].flags, flags);
 			}
-			id = next[id];
+			id = next_id;
 		}
 		k += run;
 		pos = (uint16_t)(pos + run);
-		op += run;
-		if (op == num)
-			op = 0;
+		if (in_order) {
+			op += run;
+			if (op == num)
+				op = 0;
+		}
 		if (pos == num) {
 			pos = 0;
 			wrap ^= 1;
@@ -525,9 +597,14 @@ GV_INLINE uint32_t gvb_add_burst(struct gv_vq *vq, const struct gv_seg *segs,
 {
 	if (GV_UNLIKELY(vq->broken))
 		return 0;
+	if (vq->features & GV_VQ_F_IN_ORDER) {
+		if (L == GV_LAYOUT_SPLIT)
+			return split_add_fast(vq, segs, cookies, n, writable, false, 0, 0, 0, true);
+		return packed_add_fast(vq, segs, cookies, n, writable, false, 0, 0, 0, true);
+	}
 	if (L == GV_LAYOUT_SPLIT)
-		return split_add_fast(vq, segs, cookies, n, writable, false, 0, 0, 0);
-	return packed_add_fast(vq, segs, cookies, n, writable, false, 0, 0, 0);
+		return split_add_fast(vq, segs, cookies, n, writable, false, 0, 0, 0, false);
+	return packed_add_fast(vq, segs, cookies, n, writable, false, 0, 0, 0, false);
 }
 
 /*
@@ -542,9 +619,17 @@ GV_INLINE uint32_t gvb_add_rx_obj(struct gv_vq *vq, void *const *cookies, uint32
 {
 	if (GV_UNLIKELY(vq->broken))
 		return 0;
+	if (vq->features & GV_VQ_F_IN_ORDER) {
+		if (L == GV_LAYOUT_SPLIT)
+			return split_add_fast(vq, NULL, cookies, n, true, true, addr_off, addr_add,
+					      len, true);
+		return packed_add_fast(vq, NULL, cookies, n, true, true, addr_off, addr_add, len,
+				       true);
+	}
 	if (L == GV_LAYOUT_SPLIT)
-		return split_add_fast(vq, NULL, cookies, n, true, true, addr_off, addr_add, len);
-	return packed_add_fast(vq, NULL, cookies, n, true, true, addr_off, addr_add, len);
+		return split_add_fast(vq, NULL, cookies, n, true, true, addr_off, addr_add, len,
+				      false);
+	return packed_add_fast(vq, NULL, cookies, n, true, true, addr_off, addr_add, len, false);
 }
 
 /* gv_vq_add(), with the same checks. */

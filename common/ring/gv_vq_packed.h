@@ -5,8 +5,10 @@
  * taking the barrier policy as a literal, specialised by gv_vq.c.
  *
  * Ring slots are filled in order; buffer ids come from a private free
- * list (vq->next) and index vq->slot, which remembers how many slots each
- * chain holds, so the used position advances by trusted counts only.
+ * list (linked through vq->slot[id].last while an id is free, so taking
+ * and freeing an id touch only its slot) and index vq->slot, which
+ * remembers how many slots each chain holds, so the used position
+ * advances by trusted counts only.
  * A batch is published by writing its first head's flags last.
  */
 #ifndef GV_VQ_PACKED_H
@@ -36,8 +38,9 @@ static inline void packed_init(struct gv_vq *vq)
 	vq->p.have_staged = 0;
 	vq->p.added = 0;
 	vq->p.batch_open = 0;
+	/* The free buffer ids: a list linked through slot[id].last. */
 	for (uint32_t i = 0; i < vq->num; i++)
-		vq->next[i] = (uint16_t)(i + 1);
+		vq->slot[i].last = (uint16_t)(i + 1);
 }
 
 static inline void packed_addrs(const struct gv_vq *vq, struct gv_ring_addrs *a)
@@ -70,7 +73,7 @@ GV_INLINE void packed_free_id(struct gv_vq *vq, uint16_t id)
 		vq->p.used_idx = (uint16_t)(vq->p.used_idx - vq->num);
 		vq->p.used_wrap ^= 1;
 	}
-	vq->next[id] = vq->p.free_id;
+	s->last = vq->p.free_id;
 	vq->p.free_id = id;
 	vq->num_free += s->ndesc;
 	s->ndesc = 0;
@@ -121,7 +124,7 @@ GV_INLINE int packed_add(struct gv_vq *vq, const struct gv_seg *segs, uint16_t n
 	(void)B;
 	if (vq->num_free < need)
 		return -ENOSPC;
-	vq->p.free_id = vq->next[id];
+	vq->p.free_id = vq->slot[id].last;
 	if (indirect) {
 		struct gv_packed_desc *tbl =
 			(struct gv_packed_desc *)vq->indirect + (size_t)id * vq->max_indirect;
@@ -185,7 +188,7 @@ GV_INLINE uint32_t packed_add_burst(struct gv_vq *vq, const struct gv_seg *segs,
 	for (uint32_t k = 0; k < n; k++) {
 		uint16_t id = vq->p.free_id;
 
-		vq->p.free_id = vq->next[id];
+		vq->p.free_id = vq->slot[id].last;
 		desc[pos].addr = segs[k].addr;
 		desc[pos].len = segs[k].len;
 		desc[pos].id = id;

@@ -24,7 +24,11 @@ struct gv_slot {
 	void *cookie;
 	uint32_t in_len; /* writable bytes posted: the bound on the used length */
 	uint16_t ndesc; /* ring slots the chain holds; 0 = not in flight */
-	uint16_t last; /* split: last descriptor of the chain (free-list splice) */
+	/*
+	 * split: last descriptor of the chain (free-list splice); packed:
+	 * while the id is free, the next free id (the free-id list).
+	 */
+	uint16_t last;
 };
 
 struct gv_vq_split {
@@ -53,7 +57,7 @@ struct gv_vq_packed {
 	struct gv_packed_event *dev; /* written by the device */
 	uint16_t avail_idx; /* next slot to fill */
 	uint16_t used_idx; /* next slot to read a used descriptor from */
-	uint16_t free_id; /* private free buffer id list */
+	uint16_t free_id; /* private free buffer id list, linked by slot[].last */
 	uint8_t avail_wrap;
 	uint8_t used_wrap;
 	/* Batch publish: the first staged head's flags are written last. */
@@ -76,7 +80,7 @@ struct gv_vq {
 	uint32_t num_free; /* free descriptors / ring slots */
 	uint32_t inflight; /* chains posted and not returned */
 	struct gv_slot *slot; /* num entries */
-	uint16_t *next; /* num entries: private chain and free-list links */
+	uint16_t *next; /* num entries, split: private chain and free-list links */
 	/* Posting order of chains (IN_ORDER reclaim): ring of num ids. */
 	uint16_t *order;
 	uint32_t order_put, order_get;

@@ -64,7 +64,9 @@ int gv_vqd_init(struct gv_vqd *d, const struct gv_vqd_config *cfg)
 	d->xlate = cfg->xlate;
 	d->xctx = cfg->xlate_ctx;
 	if (cfg->flat_len) {
-		if (!cfg->flat_host || cfg->flat_addr + cfg->flat_len - 1 < cfg->flat_addr)
+		/* Not wrapping, and short enough that off + len cannot wrap (in_flat). */
+		if (!cfg->flat_host || cfg->flat_addr + cfg->flat_len - 1 < cfg->flat_addr ||
+		    cfg->flat_len > UINT64_MAX - UINT32_MAX)
 			return -EINVAL;
 		d->flat_addr = cfg->flat_addr;
 		d->flat_len = cfg->flat_len;

@@ -44,7 +44,8 @@ struct gv_vqd_config {
 	 * call: [flat_addr, flat_addr + flat_len) maps to flat_host + (addr
 	 * - flat_addr), as a vhost back-end's memory-region lookup. Buffers
 	 * wholly inside it skip `xlate`; any other goes through `xlate`.
-	 * flat_len 0: none.
+	 * flat_len 0: none; the range may not wrap, and flat_len is at most
+	 * 2^64 - 2^32.
 	 */
 	uint64_t flat_addr;
 	uint64_t flat_len;
