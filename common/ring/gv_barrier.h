@@ -106,12 +106,17 @@ static inline __attribute__((always_inline)) void gv_wmb(enum gv_barrier b)
 		gv_io_wmb_();
 }
 
-/* Single-copy loads/stores of fields the other end writes or reads. */
+/*
+ * Single-copy loads/stores of fields the other end writes or reads. The
+ * 64-bit ones may cover several narrower fields at once (a packed
+ * descriptor's len, id and flags), so their type may alias any other.
+ */
+typedef uint64_t __attribute__((may_alias)) gv_u64_any;
 #define gv_load16(p) __atomic_load_n((const volatile uint16_t *)(p), __ATOMIC_RELAXED)
 #define gv_load32(p) __atomic_load_n((const volatile uint32_t *)(p), __ATOMIC_RELAXED)
-#define gv_load64(p) __atomic_load_n((const volatile uint64_t *)(p), __ATOMIC_RELAXED)
+#define gv_load64(p) __atomic_load_n((const volatile gv_u64_any *)(p), __ATOMIC_RELAXED)
 #define gv_store16(p, v) __atomic_store_n((volatile uint16_t *)(p), (uint16_t)(v), __ATOMIC_RELAXED)
 #define gv_store32(p, v) __atomic_store_n((volatile uint32_t *)(p), (uint32_t)(v), __ATOMIC_RELAXED)
-#define gv_store64(p, v) __atomic_store_n((volatile uint64_t *)(p), (uint64_t)(v), __ATOMIC_RELAXED)
+#define gv_store64(p, v) __atomic_store_n((volatile gv_u64_any *)(p), (uint64_t)(v), __ATOMIC_RELAXED)
 
 #endif /* GV_BARRIER_H */

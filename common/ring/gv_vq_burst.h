@@ -562,7 +562,10 @@ GV_INLINE uint32_t packed_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 
 /* ---------------------------------------------- the verbs, by layout -- */
 
-/* gv_vq_get_used() for a queue of layout L, policy B. */
+/*
+ * gv_vq_get_used() for a queue of layout L, policy B; unlike it, `lens`
+ * must not be NULL (the fast loops store every length).
+ */
 GV_INLINE uint32_t gvb_get_used(struct gv_vq *vq, void **cookies, uint32_t *lens, uint32_t n,
 				const enum gv_layout L, const enum gv_barrier B)
 {
