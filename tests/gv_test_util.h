@@ -112,6 +112,22 @@ static inline uint64_t gvt_rand(uint64_t *s)
 	return x * 0x2545F4914F6CDD1DULL;
 }
 
+/* A number below n (0 when n is 0), from the high half of gvt_rand(). */
+static inline uint32_t gvt_below(uint64_t *s, uint32_t n)
+{
+	return n ? (uint32_t)(gvt_rand(s) >> 32) % n : 0;
+}
+
+/*
+ * The differential tests' twin rings: a device-side store of `len` bytes
+ * at `off`, the same into both rings.
+ */
+static inline void gvt_twin_put(uint8_t *a, uint8_t *b, size_t off, const void *v, size_t len)
+{
+	memcpy(a + off, v, len);
+	memcpy(b + off, v, len);
+}
+
 static inline void gvt_shuffle_u32(uint32_t *a, uint32_t n, uint64_t *seed)
 {
 	for (uint32_t i = n; i > 1; i--) {

@@ -85,7 +85,7 @@ static uint32_t rnd(struct diff *d)
 
 static uint32_t rr(struct diff *d, uint32_t n)
 {
-	return n ? rnd(d) % n : 0;
+	return gvt_below(&d->rng, n);
 }
 
 static void diff_fail(const struct diff *d, const char *what, uint64_t a, uint64_t b)
@@ -163,14 +163,12 @@ static uint32_t r32(const struct diff *d, size_t off)
 
 static void w16(struct diff *d, size_t off, uint16_t v)
 {
-	memcpy(d->t[0].ring + off, &v, sizeof(v));
-	memcpy(d->t[1].ring + off, &v, sizeof(v));
+	gvt_twin_put(d->t[0].ring, d->t[1].ring, off, &v, sizeof(v));
 }
 
 static void w32(struct diff *d, size_t off, uint32_t v)
 {
-	memcpy(d->t[0].ring + off, &v, sizeof(v));
-	memcpy(d->t[1].ring + off, &v, sizeof(v));
+	gvt_twin_put(d->t[0].ring, d->t[1].ring, off, &v, sizeof(v));
 }
 
 /* Descriptor i's fields (both layouts: 16 bytes, addr 0, len 8, 12, 14). */

@@ -76,7 +76,7 @@ static uint32_t rnd(struct ddiff *d)
 
 static uint32_t rr(struct ddiff *d, uint32_t n)
 {
-	return n ? rnd(d) % n : 0;
+	return gvt_below(&d->rng, n);
 }
 
 static void dd_fail(const struct ddiff *d, const char *what, uint64_t a, uint64_t b)
@@ -139,20 +139,17 @@ static bool bad(struct ddiff *d, uint32_t rate)
 
 static void w16(struct ddiff *d, size_t off, uint16_t v)
 {
-	memcpy(d->t[0].ring + off, &v, sizeof(v));
-	memcpy(d->t[1].ring + off, &v, sizeof(v));
+	gvt_twin_put(d->t[0].ring, d->t[1].ring, off, &v, sizeof(v));
 }
 
 static void w32(struct ddiff *d, size_t off, uint32_t v)
 {
-	memcpy(d->t[0].ring + off, &v, sizeof(v));
-	memcpy(d->t[1].ring + off, &v, sizeof(v));
+	gvt_twin_put(d->t[0].ring, d->t[1].ring, off, &v, sizeof(v));
 }
 
 static void w64(struct ddiff *d, size_t off, uint64_t v)
 {
-	memcpy(d->t[0].ring + off, &v, sizeof(v));
-	memcpy(d->t[1].ring + off, &v, sizeof(v));
+	gvt_twin_put(d->t[0].ring, d->t[1].ring, off, &v, sizeof(v));
 }
 
 #define DESC(d, i) ((d)->off.desc + 16 * (size_t)(i))
