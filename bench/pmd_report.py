@@ -459,12 +459,12 @@ def markdown(rows, vg, meta):
           "100%: the driver set the pace, low: it mostly found the ring empty and waited for "
           "the back-end). Guest TX shows in brackets instead the share of the packets txonly "
           "offered that the driver's ring took (sent N%: well below 100%, the ring was full "
-          "and the back-end set the pace); its cycles count the loop turns that sent "
-          "something (txonly building the packets, the TX burst, freeing what was refused). " +
+          "and the back-end set the pace); there testpmd counts every turn of txonly's loop, "
+          "sends into a full ring included, per packet sent. " +
           ("Same state: the median ratio over the rounds whose two "
           "samples ran with the machine in the same state (every cross-core round trip measured "
           "before and after each sample, bench/xcore_rtt.c, within %.1fx of the smallest; this "
-          "machine's vCPUs move between physical cores, ~100 to ~1400 ns apart), how many such "
+          "machine's vCPUs move between physical cores, ~100 to ~2000 ns apart), how many such "
           "rounds of all, and their round trip. Best second: the highest per-second rate of each "
           "driver over all its rounds, and their ratio (interference from the rest of the host "
           "only ever slows a pair down, so on this machine the best second is the steadiest "

@@ -8,7 +8,7 @@
  *
  * bench/pmd_compare.sh compiles it and runs it around every sample: on a
  * shared virtual machine the two vCPUs move between physical cores, and
- * the round trip (seen here: ~100, ~500 or ~1400 ns) sets how fast any
+ * the round trip (seen here: ~100, ~500 or ~1400-2100 ns) sets how fast any
  * vhost-user pair can go. Two samples compare only when the machine was
  * in the same state for both.
  */
