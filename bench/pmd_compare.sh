@@ -147,6 +147,11 @@
 #                   root, can be reserved -- given back afterwards; both
 #                   testpmds then run --in-memory --single-file-segments;
 #                   else --no-huge. The report says which.)
+#   PERF=1          profile the driver-side testpmd with `perf record -e
+#                   cpu-clock -F PERF_HZ` over each sample's measured seconds
+#                   (timer samples, no hardware counters needed); the report
+#                   adds each driver's time by shared object (bench/pmd_perf.py)
+#   PERF_HZ=N       perf's sampling rate (2999)
 #   KEEP=1          keep the per-sample logs (path printed at the end)
 #   DRY=1           print the rows and the run-time estimate, run nothing
 set -uo pipefail
@@ -158,7 +163,7 @@ RESULTS=$ROOT/bench/results
 # The exact command, for the report: the settings given, then the script.
 CMD=
 for v in FULL SWEEP ROUNDS SECS WARMUP SIZES FILTER CALLGRIND VG_ROWS VG_SECS VG_TRIES VG_NICE \
-	SWEEP_DIRS SWEEP_RINGS SWEEP_BURSTS SWEEP_DPDK HUGE PLUGIN; do
+	SWEEP_DIRS SWEEP_RINGS SWEEP_BURSTS SWEEP_DPDK HUGE PERF PERF_HZ PLUGIN; do
 	[ -n "${!v+set}" ] || continue
 	if [[ ${!v} =~ ^[A-Za-z0-9_./,:+-]*$ ]]; then CMD+="$v=${!v} "; else CMD+="$v='${!v}' "; fi
 done
@@ -186,16 +191,19 @@ VG_IDLE_SECS=${VG_IDLE_SECS:-1}
 BE_PRE=()
 HUGE=${HUGE:-1}
 KEEP=${KEEP:-0}
+PERF=${PERF:-0}
+PERF_HZ=${PERF_HZ:-2999}
 MEM_MB=256
 MBUFS=16384
 
 die() { echo "pmd_compare: $*" >&2; exit 2; }
 case "$*" in -h | --help) sed -n '3,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
 [ $# -eq 0 ] || die "no arguments (settings are environment variables; --help)"
-for v in ROUNDS SECS VG_SECS VG_TRIES; do
+for v in ROUNDS SECS VG_SECS VG_TRIES PERF_HZ; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer"
 done
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be an integer"
+[[ $PERF =~ ^[01]$ ]] || die "PERF must be 0 or 1"
 [[ $SWEEP_DPDK =~ ^(cross|all|none)$ ]] || die "SWEEP_DPDK must be cross, all or none"
 for v in $SWEEP_RINGS $SWEEP_BURSTS; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || die "SWEEP_RINGS / SWEEP_BURSTS: positive integers"
@@ -213,6 +221,10 @@ command -v python3 >/dev/null || die "python3 missing: run 'bash scripts/setup.s
 if [ "$CALLGRIND" = 1 ]; then
 	command -v valgrind >/dev/null && command -v callgrind_control >/dev/null ||
 		die "valgrind missing: run 'bash scripts/setup.sh' (or CALLGRIND=0 to skip the per-packet cost)"
+fi
+if [ "$PERF" = 1 ]; then
+	perf record -q -e cpu-clock -o /dev/null -- true >/dev/null 2>&1 ||
+		die "PERF=1: 'perf record -e cpu-clock' does not work here (Debian package linux-perf; as root)"
 fi
 
 # ---- the plugin: run a private copy (EAL refuses -d under a
@@ -484,7 +496,7 @@ sample() {
 				note="driver testpmd did not reach its prompt"
 			fi
 		fi
-		local want=$((WARMUP + SECS)) deadline=$((SECONDS + 25 + WARMUP + SECS)) first=1
+		local want=$((WARMUP + SECS)) deadline=$((SECONDS + 25 + WARMUP + SECS)) first=1 perf_pid=""
 		while [ $SECONDS -lt $deadline ]; do
 			if [ -n "$fd" ] && [ "$shown" != "$SECONDS" ]; then
 				send "$fd" "show port stats 0"
@@ -492,11 +504,18 @@ sample() {
 			fi
 			n=$(rates "$mlog" | wc -l)
 			[ "$first" = 1 ] && [ "$n" -gt 0 ] && { tmark first-rate; first=0; }
+			# the profile covers the measured seconds: from the end of the warm-up
+			if [ "$PERF" = 1 ] && [ -z "$perf_pid" ] && [ "$n" -ge "$WARMUP" ] && [ "$n" -gt 0 ]; then
+				perf record -q -e cpu-clock -F "$PERF_HZ" -p "$FE_PID" -o "$d/perf.data" \
+					-- sleep "$SECS" >"$d/perf.log" 2>&1 &
+				perf_pid=$!
+			fi
 			[ "$n" -ge "$want" ] && break
 			kill -0 "$FE_PID" 2>/dev/null || { note="driver testpmd exited"; break; }
 			sleep 0.25
 		done
 		tmark measured
+		[ -n "$perf_pid" ] && wait "$perf_pid"
 		if [ -n "$fd" ]; then
 			# "stop" prints the forwarding statistics (cycles/packet)
 			send "$fd" stop
@@ -522,8 +541,14 @@ sample() {
 		[ "$n" = 0 ] && ok=0
 	fi
 	[ "$ok" = 1 ] || NFAIL=$((NFAIL + 1))
+	local perf_json=""
+	if [ "$PERF" = 1 ]; then
+		perf_json=$d/perf.json
+		python3 "$ROOT/bench/pmd_perf.py" summarize "$d/perf.data" >"$perf_json" 2>>"$d/perf.log" ||
+			note="${note:+$note; }no perf profile"
+	fi
 	python3 "$REPORT" sample --round "$round" --row "$row" --driver "$drv" --devargs "$DEVARGS" \
-		--rates "$vals" --fe-log "$fe" --note "$note" --rtt "$rtt0,$rtt1" >>"$WORK/samples.jsonl"
+		--rates "$vals" --fe-log "$fe" --note "$note" --rtt "$rtt0,$rtt1" --perf "$perf_json" >>"$WORK/samples.jsonl"
 	LAST=$(python3 "$REPORT" median "$vals")
 	[ "$KEEP" = 1 ] || rm -rf "$d"
 }

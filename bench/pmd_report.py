@@ -32,6 +32,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pmd_perf  # noqa: E402  (bench/pmd_perf.py: the perf profile columns)
+
 DIRS = {"gtx": "guest TX", "grx": "guest RX", "loop": "loopback"}
 
 
@@ -233,6 +236,11 @@ def cmd_sample(a):
            "vq_sizes": vq or None, "burst_fill_pct": fill, "driver_stats": st,
            "rtt_ns": [int(x) for x in a.rtt.split(",") if x.strip()] or None,
            "note": a.note or None}
+    if a.perf:
+        try:
+            rec["perf"] = json.loads(read_text(a.perf) or "null")
+        except ValueError:
+            rec["perf"] = None
     print(json.dumps(rec))
 
 
@@ -416,6 +424,7 @@ def summarize(samples, row_ids):
                          "mpps_max": max(vals) if vals else None,
                          "cyc_per_pkt_median": median(cyc),
                          "sent_share_median": median(sent), "burst_fill_pct_median": median(fill),
+                         "perf": pmd_perf.row_profile(per[drv].values()),
                          # the best second of all rounds: what the driver does
                          # when nothing else on the host slows the pair down
                          "best_mpps": max((x for s in per[drv].values()
@@ -570,6 +579,8 @@ def markdown(rows, vg, meta):
                 w("  %8.1f  %5.1f%%  -> %s (%d calls)" % (ir / pk, 100.0 * ir / max(c["incl_ir_used"], 1), f, n))
             w("```")
             w("")
+    for line in pmd_perf.markdown(rows, "librte_net_gvirtio.so / librte_net_virtio.so"):
+        w(line)
     w(meta.get("perf", ""))
     md_figure_and_raw(w, meta, "gvirtio and DPDK Mpps per row (median, min-max) and gv/DPDK ratio",
                       "Raw results (every sample, the paths, callgrind details)")
@@ -742,7 +753,7 @@ def main():
     p = sub.add_parser("median")
     p.add_argument("values")
     p = sub.add_parser("sample")
-    for k in ("--row", "--driver", "--devargs", "--rates", "--fe-log", "--note", "--rtt"):
+    for k in ("--row", "--driver", "--devargs", "--rates", "--fe-log", "--note", "--rtt", "--perf"):
         p.add_argument(k, default="")
     p.add_argument("--round", type=int, required=True)
     p = sub.add_parser("cg")

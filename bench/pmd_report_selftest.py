@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""bench/pmd_report_selftest.py - checks bench/pmd_report.py's and
-bench/pmd_sweep.py's statistics
+"""bench/pmd_report_selftest.py - checks bench/pmd_report.py's,
+bench/pmd_sweep.py's and bench/pmd_perf.py's statistics
 (medians, min-max, median of per-round ratios), its markdown tables and the
 sweep's "within 10% of the best" verdicts on made-up samples with known
 answers. Run: python3 bench/pmd_report_selftest.py (exit 0: ok)."""
@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pmd_report import (burst_fill_pct, cell_of, cmd_compare, markdown, median,  # noqa: E402
                         paths_of, summarize)
 from pmd_sweep import sweep_markdown, sweep_tables  # noqa: E402
+from pmd_perf import parse_report  # noqa: E402
 
 
 def main():
@@ -56,6 +57,27 @@ def main():
     assert "| 2.00 | 2.38 (2 of 3, 311 ns) | 12.00 / 6.00 (2.00) |" in markdown([r3], [], {"command": "c"})
     ss[5]["rtt_ns"] = None  # no tags (no compiler): no same-state rounds
     assert summarize(ss, [row])[0]["ratios_same_state"] == [2.0]
+    # perf profiles: the busiest thread is the forwarding one; its samples
+    # by object group; a stripped object's addresses count as one entry
+    rep = ("6  |rte-worker-1|dpdk-testpmd |[.] 0x000000000008e600\n"
+           "2  |rte-worker-1|dpdk-testpmd |[.] 0x000000000008e82d\n"
+           "1  |rte-worker-1|librte_net_gvirtio.so |[.] tx_inorder_body_packed_smp\n"
+           "1  |rte-worker-1|[kernel.kallsyms] |[k] handle_softirqs\n"
+           "3  |eal-intr-thread|libc.so.6 |[.] epoll_wait\n# a comment\n")
+    pf = parse_report(rep)
+    assert pf["worker"] == "rte-worker-1" and pf["samples"] == 10, pf
+    assert pf["group_pct"] == {"testpmd": 80.0, "PMD": 10.0, "kernel": 10.0}, pf
+    assert pf["top"][0] == [80.0, "dpdk-testpmd", "(no symbols)"], pf
+    assert pf["hot_addr"][0] == [60.0, "dpdk-testpmd", "0x000000000008e600"], pf
+    assert parse_report("") is None
+    pf2 = dict(pf, group_pct={"testpmd": 60.0, "PMD": 40.0})
+    for x, p in zip(ss, (pf, pf, None, pf, pf2, pf)):
+        x["perf"] = p
+    r4 = summarize(ss, [row])[0]
+    # gv: rounds 1 and 3 profiled (PMD 10 and 40 -> median 25); cyc/pkt 102
+    assert r4["gv"]["perf"]["rounds"] == 2 and r4["gv"]["perf"]["group_pct"]["PMD"] == 25.0, r4["gv"]
+    md4 = markdown([r4], [], {"command": "c"})
+    assert "| grx/split/mrg1/inorder/64 | gvirtio | 25.0% (26) | 70.0% (71) | 5.0% (5) | 102 |" in md4, md4
     md = markdown([r], [], {"command": "c", "png_md": "../bench/results/p.png"})
     assert "| guest RX | split | 1 | inorder | 64 | 11.00 [10.00-12.00] | 5.00 [4.00-6.00] | 2.00 |" in md, md
     assert "![" in md
