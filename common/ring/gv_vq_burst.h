@@ -97,6 +97,22 @@ GV_INLINE void gvb_put16_16(void *p, uint16_t a, uint16_t b)
 #endif
 }
 
+/* Two adjacent 16-bit fields (4-byte aligned) with one 32-bit load... */
+GV_INLINE uint32_t gvb_get16_16(const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* ...equal to this when they are (a, b). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define GVB_16_16(a, b) ((uint32_t)(a) | (uint32_t)(b) << 16)
+#else
+#define GVB_16_16(a, b) ((uint32_t)(a) << 16 | (uint32_t)(b))
+#endif
+
 /* ------------------------------------------------------------- split -- */
 
 /* The free-list state a get loop carries across its (at most two) runs. */
@@ -147,12 +163,14 @@ GV_INLINE uint32_t split_used_run(const struct gv_split_used_elem *ring, const u
 		}
 		s = &slot[id];
 		if (GV_UNLIKELY(len > s->in_len)) {
-			if (s->in_len)
+			/* Read again here: the compare above can take it from memory. */
+			if (gv_load32(&s->in_len))
 				break;
 			len = 0; /* nothing was writable (TX): the length means nothing */
 		}
-		nd = s->ndesc;
-		if (GV_UNLIKELY(nd != 1)) {
+		/* ndesc and split's unused `last` (always 0) in one compare. */
+		if (GV_UNLIKELY(gvb_get16_16(&s->ndesc) != GVB_16_16(1, 0))) {
+			nd = s->ndesc;
 			if (nd == 0)
 				break; /* not in flight */
 			last = split_chain_last(next, (uint32_t)id, nd);
