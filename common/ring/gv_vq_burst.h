@@ -119,7 +119,6 @@ GV_INLINE uint32_t gvb_get16_16(const void *p)
 struct split_free_acc {
 	uint16_t *link; /* IN_ORDER: where the next freed chain is linked */
 	uint32_t head; /* otherwise: the free list's head */
-	uint32_t tail; /* IN_ORDER: the free list's tail */
 	uint32_t extra; /* descriptors freed beyond one per chain */
 };
 
@@ -144,7 +143,7 @@ GV_INLINE uint32_t split_used_run(const struct gv_split_used_elem *ring, const u
 	void **const ck = cookies + run;
 	uint32_t *const ln = lens + run;
 	uint16_t *link = acc->link;
-	uint32_t free_head = acc->head, tail = acc->tail, extra = acc->extra;
+	uint32_t free_head = acc->head, extra = acc->extra;
 	intptr_t j;
 
 	for (j = -(intptr_t)run; j != 0; j++) {
@@ -181,9 +180,8 @@ GV_INLINE uint32_t split_used_run(const struct gv_split_used_elem *ring, const u
 		/* Not in flight; one 32-bit store (split's `last` is unused). */
 		gvb_put16_16(&s->ndesc, 0, 0);
 		if (in_order) {
-			*link = (uint16_t)id;
+			*link = (uint16_t)id; /* the tail: where link points */
 			link = &next[last];
-			tail = (uint32_t)last;
 		} else {
 			next[last] = (uint16_t)free_head;
 			free_head = (uint32_t)id;
@@ -191,7 +189,6 @@ GV_INLINE uint32_t split_used_run(const struct gv_split_used_elem *ring, const u
 	}
 	acc->link = link;
 	acc->head = free_head;
-	acc->tail = tail;
 	acc->extra = extra;
 	return run + (uint32_t)j;
 }
@@ -209,7 +206,6 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 	struct split_free_acc acc = {
 		.link = vq->num_free ? &next[vq->s.free_tail] : &vq->s.free_head,
 		.head = vq->s.free_head,
-		.tail = vq->s.free_tail,
 		.extra = 0,
 	};
 	const uint32_t pos = lu & vq->mask;
@@ -228,16 +224,51 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 	if (GV_UNLIKELY(k == run && k < n))
 		k += split_used_run(ring, order, cookies + k, lens + k, n - k, slot, next, num, &acc,
 				    in_order);
-	if (in_order)
-		vq->s.free_tail = (uint16_t)acc.tail;
-	else
+	if (!in_order)
 		vq->s.free_head = (uint16_t)acc.head;
+	else if (k)
+		vq->s.free_tail = (uint16_t)(acc.link - next); /* it points at next[tail] */
 	vq->s.last_used = (uint16_t)(lu + k);
 	vq->num_free += k + acc.extra;
 	vq->inflight -= k;
 	if (GV_UNLIKELY(k < n))
 		k += split_get_used_t(vq, cookies + k, lens + k, n - k, in_order, B);
 	return k;
+}
+
+/*
+ * IN_ORDER reclaim, one run of the order ring that does not reach its
+ * end, indexed as split_used_run; the free list's tail in and out through
+ * *linkp (the tail is where it points).
+ */
+GV_INLINE void split_reclaim_run(const uint16_t *order, void **cookies, uint32_t run,
+				 struct gv_slot *const slot, uint16_t *const next, uint16_t **linkp,
+				 uint32_t *extrap)
+{
+	const uint16_t *const od = order + run;
+	void **const ck = cookies + run;
+	uint16_t *link = *linkp;
+	uint32_t extra = *extrap;
+
+	for (intptr_t j = -(intptr_t)run; j != 0; j++) {
+		const uintptr_t head = od[j];
+		struct gv_slot *const s = &slot[head];
+		uintptr_t last = head;
+
+		ck[j] = s->cookie;
+		/* ndesc and split's unused `last` (always 0) in one compare. */
+		if (GV_UNLIKELY(gvb_get16_16(&s->ndesc) != GVB_16_16(1, 0))) {
+			const uint32_t nd = s->ndesc;
+
+			last = split_chain_last(next, (uint32_t)head, nd);
+			extra += nd - 1; /* modulo 2^32: num_free grows by nd */
+		}
+		gvb_put16_16(&s->ndesc, 0, 0);
+		*link = (uint16_t)head;
+		link = &next[last];
+	}
+	*linkp = link;
+	*extrap = extra;
 }
 
 /* IN_ORDER: chains in posting order, no entry read but the index. */
@@ -248,30 +279,23 @@ GV_INLINE uint32_t split_reclaim_fast(struct gv_vq *vq, void **cookies, uint32_t
 	struct gv_slot *const slot = vq->slot;
 	uint16_t *const next = vq->next;
 	const uint16_t *const order = vq->order;
-	const uint32_t mask = vq->mask;
+	const uint32_t num = vq->num, pos = lu & vq->mask;
 	uint16_t *link = vq->num_free ? &next[vq->s.free_tail] : &vq->s.free_head;
-	uint32_t tail = vq->s.free_tail, freed = 0;
+	uint32_t extra = 0, run;
 	const uint16_t pending = split_used_avail(vq, B); /* last, as above */
 
 	if (pending == 0)
 		return 0;
 	if (n > pending)
 		n = pending;
-	for (uint32_t k = 0; k < n; k++) {
-		const uint32_t head = order[(lu + k) & mask];
-		struct gv_slot *s = &slot[head];
-		const uint32_t nd = s->ndesc;
-
-		cookies[k] = s->cookie;
-		freed += nd;
-		s->ndesc = 0;
-		*link = (uint16_t)head;
-		tail = GV_LIKELY(nd == 1) ? head : split_chain_last(next, head, nd);
-		link = &next[tail];
-	}
-	vq->s.free_tail = (uint16_t)tail;
+	run = num - pos < n ? num - pos : n;
+	split_reclaim_run(order + pos, cookies, run, slot, next, &link, &extra);
+	if (GV_UNLIKELY(run < n))
+		split_reclaim_run(order, cookies + run, n - run, slot, next, &link, &extra);
+	/* n >= 1: link points at next[] of the last chain's last descriptor. */
+	vq->s.free_tail = (uint16_t)(link - next);
 	vq->s.last_used = (uint16_t)(lu + n);
-	vq->num_free += freed;
+	vq->num_free += n + extra;
 	vq->inflight -= n;
 	return n;
 }
