@@ -64,7 +64,8 @@ GV_INLINE bool gvb_used_maybe(const struct gv_vq *vq, const enum gv_layout L)
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 GV_INLINE void gvb_put32_16_16(void *p, uint32_t a, uint16_t b, uint16_t c)
 {
-	const uint64_t v = (uint64_t)a | (uint64_t)b << 32 | (uint64_t)c << 48;
+	/* + rather than |: the same value, and `a` plus a constant is one lea. */
+	const uint64_t v = (uint64_t)a + ((uint64_t)b << 32 | (uint64_t)c << 48);
 
 	memcpy(p, &v, sizeof(v));
 }
@@ -96,14 +97,103 @@ GV_INLINE void gvb_put16_16(void *p, uint16_t a, uint16_t b)
 #endif
 }
 
+/* Two adjacent 16-bit fields (4-byte aligned) with one 32-bit load... */
+GV_INLINE uint32_t gvb_get16_16(const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* ...equal to this when they are (a, b). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define GVB_16_16(a, b) ((uint32_t)(a) | (uint32_t)(b) << 16)
+#else
+#define GVB_16_16(a, b) ((uint32_t)(a) << 16 | (uint32_t)(b))
+#endif
+
 /* ------------------------------------------------------------- split -- */
 
+/* The free-list state a get loop carries across its (at most two) runs. */
+struct split_free_acc {
+	uint16_t *link; /* IN_ORDER: where the next freed chain is linked */
+	uint32_t head; /* otherwise: the free list's head */
+	uint32_t extra; /* descriptors freed beyond one per chain */
+};
+
 /*
- * Used entries as the device normally writes them: the id in range (in
- * posting order with IN_ORDER), in flight, the length within what was
- * posted. Stops at the first entry that is anything else and leaves it to
- * split_get_used_t.
+ * One run of used entries that does not reach the end of the used ring
+ * (no wrap test per entry), as the device normally writes them: the id in
+ * range (in posting order with IN_ORDER), in flight, the length within
+ * what was posted. Returns how many it took; it stops at the first entry
+ * that is anything else and leaves it to split_get_used_t. A chain of
+ * more than one descriptor (gvb_add) takes an unlikely branch to find its
+ * last descriptor; a one-descriptor chain's last is its head. Every array
+ * is addressed from the run's end with one index counting up from -run
+ * to 0: one increment and no compare per entry, few live values.
  */
+GV_INLINE uint32_t split_used_run(const struct gv_split_used_elem *ring, const uint16_t *order,
+				  void **cookies, uint32_t *lens, uint32_t run,
+				  struct gv_slot *const slot, uint16_t *const next, const uint32_t num,
+				  struct split_free_acc *acc, const bool in_order)
+{
+	const struct gv_split_used_elem *const u = ring + run;
+	const uint16_t *const od = order + run;
+	void **const ck = cookies + run;
+	uint32_t *const ln = lens + run;
+	uint16_t *link = acc->link;
+	uint32_t free_head = acc->head, extra = acc->extra;
+	intptr_t j;
+
+	for (j = -(intptr_t)run; j != 0; j++) {
+		/* Index-wide: no extension before the array indexing. */
+		const uintptr_t id = gv_load32(&u[j].id);
+		uint32_t len = gv_load32(&u[j].len), nd;
+		uintptr_t last = id;
+		struct gv_slot *s;
+
+		if (in_order) {
+			/* Every id in the posting order is in range and in flight. */
+			if (GV_UNLIKELY(id != od[j]))
+				break;
+		} else if (GV_UNLIKELY(id >= num)) {
+			break;
+		}
+		s = &slot[id];
+		if (GV_UNLIKELY(len > s->in_len)) {
+			/* Read again here: the compare above can take it from memory. */
+			if (gv_load32(&s->in_len))
+				break;
+			len = 0; /* nothing was writable (TX): the length means nothing */
+		}
+		/* ndesc and split's unused `last` (always 0) in one compare. */
+		if (GV_UNLIKELY(gvb_get16_16(&s->ndesc) != GVB_16_16(1, 0))) {
+			nd = s->ndesc;
+			if (nd == 0)
+				break; /* not in flight */
+			last = split_chain_last(next, (uint32_t)id, nd);
+			extra += nd - 1;
+		}
+		ck[j] = s->cookie;
+		ln[j] = len;
+		/* Not in flight; one 32-bit store (split's `last` is unused). */
+		gvb_put16_16(&s->ndesc, 0, 0);
+		if (in_order) {
+			*link = (uint16_t)id; /* the tail: where link points */
+			link = &next[last];
+		} else {
+			next[last] = (uint16_t)free_head;
+			free_head = (uint32_t)id;
+		}
+	}
+	acc->link = link;
+	acc->head = free_head;
+	acc->extra = extra;
+	return run + (uint32_t)j;
+}
+
+/* Used entries: the runs of split_used_run, then the general code. */
 GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_t *lens,
 				       uint32_t n, const bool in_order, const enum gv_barrier B)
 {
@@ -113,10 +203,13 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 	uint16_t *const next = vq->next;
 	const uint16_t *const order = vq->order;
 	const uint32_t num = vq->num;
-	uint16_t *link = vq->num_free ? &next[vq->s.free_tail] : &vq->s.free_head;
-	uint32_t free_head = vq->s.free_head; /* 32 bits: no copy per entry */
-	uint16_t tail = vq->s.free_tail;
-	uint32_t pos = lu & vq->mask, k = 0, freed = 0;
+	struct split_free_acc acc = {
+		.link = vq->num_free ? &next[vq->s.free_tail] : &vq->s.free_head,
+		.head = vq->s.free_head,
+		.extra = 0,
+	};
+	const uint32_t pos = lu & vq->mask;
+	uint32_t k, run;
 	/* Last: the queue's fields above are loaded before its read barrier. */
 	const uint16_t pending = split_used_avail(vq, B);
 
@@ -124,67 +217,58 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 		return 0;
 	if (n > pending)
 		n = pending;
-	/* In runs that do not reach the end of the used ring: no wrap. */
-	while (k < n) {
-		const struct gv_split_used_elem *const u = ring + pos, *up = u, *uend;
-		const uint16_t *od = order + pos;
-		void **ck = cookies + k;
-		uint32_t *ln = lens + k;
-		uint32_t run = n - k, j;
-
-		if (run > num - pos)
-			run = num - pos;
-		/* Walked by pointer to the run's end: few live values. */
-		for (uend = u + run; up != uend; up++, ck++, ln++) {
-			const uint32_t id = gv_load32(&up->id);
-			uint32_t len = gv_load32(&up->len);
-			struct gv_slot *s;
-
-			if (in_order) {
-				/* Every id in the posting order is in range and in flight. */
-				if (GV_UNLIKELY(id != *od))
-					break;
-				od++;
-			} else if (GV_UNLIKELY(id >= num)) {
-				break;
-			}
-			s = &slot[id];
-			if (!in_order && GV_UNLIKELY(s->ndesc == 0))
-				break;
-			if (GV_UNLIKELY(len > s->in_len)) {
-				if (s->in_len)
-					break;
-				len = 0; /* nothing was writable (TX): the length means nothing */
-			}
-			*ck = s->cookie;
-			*ln = len;
-			freed += s->ndesc;
-			s->ndesc = 0;
-			if (in_order) {
-				*link = (uint16_t)id;
-				tail = s->last;
-				link = &next[tail];
-			} else {
-				next[s->last] = (uint16_t)free_head;
-				free_head = id;
-			}
-		}
-		j = (uint32_t)(up - u);
-		k += j;
-		if (j < run)
-			break;
-		pos = 0;
-	}
-	if (in_order)
-		vq->s.free_tail = tail;
-	else
-		vq->s.free_head = (uint16_t)free_head;
+	run = num - pos < n ? num - pos : n;
+	k = split_used_run(ring + pos, order + pos, cookies, lens, run, slot, next, num, &acc,
+			   in_order);
+	/* The rest from the ring's start. */
+	if (GV_UNLIKELY(k == run && k < n))
+		k += split_used_run(ring, order, cookies + k, lens + k, n - k, slot, next, num, &acc,
+				    in_order);
+	if (!in_order)
+		vq->s.free_head = (uint16_t)acc.head;
+	else if (k)
+		vq->s.free_tail = (uint16_t)(acc.link - next); /* it points at next[tail] */
 	vq->s.last_used = (uint16_t)(lu + k);
-	vq->num_free += freed;
+	vq->num_free += k + acc.extra;
 	vq->inflight -= k;
 	if (GV_UNLIKELY(k < n))
 		k += split_get_used_t(vq, cookies + k, lens + k, n - k, in_order, B);
 	return k;
+}
+
+/*
+ * IN_ORDER reclaim, one run of the order ring that does not reach its
+ * end, indexed as split_used_run; the free list's tail in and out through
+ * *linkp (the tail is where it points).
+ */
+GV_INLINE void split_reclaim_run(const uint16_t *order, void **cookies, uint32_t run,
+				 struct gv_slot *const slot, uint16_t *const next, uint16_t **linkp,
+				 uint32_t *extrap)
+{
+	const uint16_t *const od = order + run;
+	void **const ck = cookies + run;
+	uint16_t *link = *linkp;
+	uint32_t extra = *extrap;
+
+	for (intptr_t j = -(intptr_t)run; j != 0; j++) {
+		const uintptr_t head = od[j];
+		struct gv_slot *const s = &slot[head];
+		uintptr_t last = head;
+
+		ck[j] = s->cookie;
+		/* ndesc and split's unused `last` (always 0) in one compare. */
+		if (GV_UNLIKELY(gvb_get16_16(&s->ndesc) != GVB_16_16(1, 0))) {
+			const uint32_t nd = s->ndesc;
+
+			last = split_chain_last(next, (uint32_t)head, nd);
+			extra += nd - 1; /* modulo 2^32: num_free grows by nd */
+		}
+		gvb_put16_16(&s->ndesc, 0, 0);
+		*link = (uint16_t)head;
+		link = &next[last];
+	}
+	*linkp = link;
+	*extrap = extra;
 }
 
 /* IN_ORDER: chains in posting order, no entry read but the index. */
@@ -194,38 +278,73 @@ GV_INLINE uint32_t split_reclaim_fast(struct gv_vq *vq, void **cookies, uint32_t
 	const uint16_t lu = vq->s.last_used;
 	struct gv_slot *const slot = vq->slot;
 	uint16_t *const next = vq->next;
-	const uint32_t mask = vq->mask;
+	const uint16_t *const order = vq->order;
+	const uint32_t num = vq->num, pos = lu & vq->mask;
 	uint16_t *link = vq->num_free ? &next[vq->s.free_tail] : &vq->s.free_head;
-	uint16_t tail = vq->s.free_tail;
-	uint32_t freed = 0;
+	uint32_t extra = 0, run;
 	const uint16_t pending = split_used_avail(vq, B); /* last, as above */
 
 	if (pending == 0)
 		return 0;
 	if (n > pending)
 		n = pending;
-	for (uint32_t k = 0; k < n; k++) {
-		const uint16_t head = vq->order[(uint16_t)(lu + k) & mask];
-		struct gv_slot *s = &slot[head];
-
-		cookies[k] = s->cookie;
-		freed += s->ndesc;
-		s->ndesc = 0;
-		*link = head;
-		tail = s->last;
-		link = &next[tail];
-	}
-	vq->s.free_tail = tail;
+	run = num - pos < n ? num - pos : n;
+	split_reclaim_run(order + pos, cookies, run, slot, next, &link, &extra);
+	if (GV_UNLIKELY(run < n))
+		split_reclaim_run(order, cookies + run, n - run, slot, next, &link, &extra);
+	/* n >= 1: link points at next[] of the last chain's last descriptor. */
+	vq->s.free_tail = (uint16_t)(link - next);
 	vq->s.last_used = (uint16_t)(lu + n);
-	vq->num_free += freed;
+	vq->num_free += n + extra;
 	vq->inflight -= n;
 	return n;
 }
 
 /*
+ * One run of one-descriptor chains that does not reach the end of the
+ * avail ring (no wrap test per chain), the free list's head in and out
+ * through *headp; indexed as split_used_run.
+ */
+GV_INLINE void split_add_run(uint16_t *avail, uint16_t *order, const struct gv_seg *segs,
+			     void *const *cookies, uint32_t run, uintptr_t *headp,
+			     struct gv_split_desc *const desc, struct gv_slot *const slot,
+			     const uint16_t *const next, const bool writable, const bool obj,
+			     uint32_t addr_off, uint64_t addr_add, uint32_t olen, const bool in_order)
+{
+	uint16_t *const av = avail + run, *const od = order + run;
+	void *const *const ck = cookies + run;
+	const struct gv_seg *const sg = obj ? NULL : segs + run;
+	const uint16_t flags = writable ? GV_DESC_F_WRITE : 0;
+	uintptr_t head = *headp; /* index-wide: no extension per entry */
+
+	for (intptr_t j = -(intptr_t)run; j != 0; j++) {
+		const uintptr_t h = head;
+		const uint64_t addr = obj ? *(const uint64_t *)((const char *)ck[j] + addr_off) +
+						    addr_add
+					  : sg[j].addr;
+		const uint32_t len = obj ? olen : sg[j].len;
+		struct gv_split_desc *const d = desc + h;
+		struct gv_slot *const sl = slot + h;
+
+		av[j] = (uint16_t)h;
+		if (in_order) /* the posting order: read by IN_ORDER gets only */
+			od[j] = (uint16_t)h;
+		head = next[h];
+		d->addr = addr;
+		gvb_put32_16_16(&d->len, len, flags, 0);
+		sl->cookie = ck[j];
+		sl->in_len = writable ? len : 0;
+		/* One descriptor (its last is the head); split's `last` unused. */
+		gvb_put16_16(&sl->ndesc, 1, 0);
+	}
+	*headp = head;
+}
+
+/*
  * One-descriptor chains: from `segs`, or (obj) each at the address held
  * in its cookie's object at byte offset addr_off, plus addr_add, all of
- * length olen.
+ * length olen. At most two runs: to the end of the ring, then from its
+ * start.
  */
 GV_INLINE uint32_t split_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 				  void *const *cookies, uint32_t n, const bool writable,
@@ -238,40 +357,20 @@ GV_INLINE uint32_t split_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 	const uint16_t *const next = vq->next;
 	struct gv_slot *const slot = vq->slot;
 	const uint32_t num = vq->num;
-	const uint16_t flags = writable ? GV_DESC_F_WRITE : 0;
 	const uint16_t at = vq->s.avail_idx;
-	uint16_t head = vq->s.free_head;
-	uint32_t pos = at & vq->mask;
+	const uint32_t pos = at & vq->mask;
+	uintptr_t head = vq->s.free_head;
+	uint32_t run;
 
 	if (n > vq->num_free)
 		n = vq->num_free;
-	/* In runs that do not reach the end of the avail ring: no wrap. */
-	for (uint32_t k = 0; k < n; pos = 0) {
-		uint16_t *const av = avail + pos, *const od = order + pos;
-		void *const *const ck = cookies + k;
-		const struct gv_seg *const sg = obj ? NULL : segs + k;
-		uint32_t run = n - k;
-
-		if (run > num - pos)
-			run = num - pos;
-		for (uint32_t j = 0; j < run; j++) {
-			const uint64_t addr = obj ? *(const uint64_t *)((const char *)ck[j] + addr_off) +
-							    addr_add
-						  : sg[j].addr;
-			const uint32_t len = obj ? olen : sg[j].len;
-
-			desc[head].addr = addr;
-			gvb_put32_16_16(&desc[head].len, len, flags, 0);
-			slot[head].cookie = ck[j];
-			gvb_put32_16_16(&slot[head].in_len, writable ? len : 0, 1, head);
-			av[j] = head;
-			if (in_order) /* the posting order: read by IN_ORDER gets only */
-				od[j] = head;
-			head = next[head];
-		}
-		k += run;
-	}
-	vq->s.free_head = head;
+	run = num - pos < n ? num - pos : n;
+	split_add_run(avail + pos, order + pos, segs, cookies, run, &head, desc, slot, next,
+		      writable, obj, addr_off, addr_add, olen, in_order);
+	if (GV_UNLIKELY(run < n))
+		split_add_run(avail, order, obj ? NULL : segs + run, cookies + run, n - run, &head,
+			      desc, slot, next, writable, obj, addr_off, addr_add, olen, in_order);
+	vq->s.free_head = (uint16_t)head;
 	vq->s.avail_idx = (uint16_t)(at + n);
 	vq->num_free -= n;
 	vq->inflight += n;

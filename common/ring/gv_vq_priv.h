@@ -25,8 +25,9 @@ struct gv_slot {
 	uint32_t in_len; /* writable bytes posted: the bound on the used length */
 	uint16_t ndesc; /* ring slots the chain holds; 0 = not in flight */
 	/*
-	 * split: last descriptor of the chain (free-list splice); packed:
-	 * while the id is free, the next free id (the free-id list).
+	 * packed: while the id is free, the next free id (the free-id list).
+	 * split: unused (a chain's last descriptor is found through the
+	 * private next[] links, split_chain_last).
 	 */
 	uint16_t last;
 };

@@ -58,6 +58,19 @@ static inline void split_addrs(const struct gv_vq *vq, struct gv_ring_addrs *a)
 }
 
 /*
+ * The last descriptor of the chain at `head` holding `ndesc` descriptors:
+ * its links are the private next[] (never written while the chain is in
+ * flight), so no per-chain record of it is needed; a one-descriptor chain
+ * (what the burst verbs post) ends at its head without a load.
+ */
+GV_INLINE uint32_t split_chain_last(const uint16_t *next, uint32_t head, uint32_t ndesc)
+{
+	while (ndesc-- > 1)
+		head = next[head];
+	return head;
+}
+
+/*
  * Give a returned chain's descriptors back to the private free list: at
  * the head (most recently used first, for cache warmth), or with IN_ORDER
  * at the tail, so descriptors keep being used in ring order as the spec
@@ -66,16 +79,17 @@ static inline void split_addrs(const struct gv_vq *vq, struct gv_ring_addrs *a)
 GV_INLINE void split_free_chain(struct gv_vq *vq, uint16_t head, const bool in_order)
 {
 	struct gv_slot *s = &vq->slot[head];
+	const uint16_t last = (uint16_t)split_chain_last(vq->next, head, s->ndesc);
 
 	if (!in_order) {
-		vq->next[s->last] = vq->s.free_head;
+		vq->next[last] = vq->s.free_head;
 		vq->s.free_head = head;
 	} else if (vq->num_free == 0) {
 		vq->s.free_head = head;
-		vq->s.free_tail = s->last;
+		vq->s.free_tail = last;
 	} else {
 		vq->next[vq->s.free_tail] = head;
-		vq->s.free_tail = s->last;
+		vq->s.free_tail = last;
 	}
 	vq->num_free += s->ndesc;
 	s->ndesc = 0;
@@ -133,7 +147,7 @@ GV_INLINE int split_add(struct gv_vq *vq, const struct gv_seg *segs, uint16_t n_
 		}
 	}
 	vq->s.free_head = vq->next[last];
-	vq->slot[head] = (struct gv_slot){ cookie, in_len, (uint16_t)need, last };
+	vq->slot[head] = (struct gv_slot){ cookie, in_len, (uint16_t)need, 0 };
 	vq->num_free -= need;
 	vq->inflight++;
 	split_post_head(vq, head, vq->s.avail_idx++);
@@ -158,7 +172,7 @@ GV_INLINE uint32_t split_add_burst(struct gv_vq *vq, const struct gv_seg *segs,
 		desc[head].addr = segs[k].addr;
 		desc[head].len = segs[k].len;
 		desc[head].flags = flags;
-		vq->slot[head] = (struct gv_slot){ cookies[k], writable ? segs[k].len : 0, 1, head };
+		vq->slot[head] = (struct gv_slot){ cookies[k], writable ? segs[k].len : 0, 1, 0 };
 		split_post_head(vq, head, (uint16_t)(at + k));
 	}
 	vq->s.avail_idx = (uint16_t)(at + n);
@@ -238,6 +252,7 @@ GV_INLINE uint32_t split_get_used_t(struct gv_vq *vq, void **cookies, uint32_t *
 		const struct gv_split_used_elem *e = &ring[last_used & mask];
 		uint32_t id = gv_load32(&e->id), len = gv_load32(&e->len);
 		struct gv_slot *s;
+		uint16_t last;
 
 		if (GV_UNLIKELY(id >= num)) {
 			GV_VQ_FAIL(vq, bad_id);
@@ -262,15 +277,16 @@ GV_INLINE uint32_t split_get_used_t(struct gv_vq *vq, void **cookies, uint32_t *
 		cookies[k] = s->cookie;
 		if (lens)
 			lens[k] = len;
+		last = (uint16_t)split_chain_last(next, id, s->ndesc);
 		if (!in_order) {
-			next[s->last] = free_head;
+			next[last] = free_head;
 			free_head = (uint16_t)id;
 		} else if (num_free == 0) {
 			free_head = (uint16_t)id;
-			free_tail = s->last;
+			free_tail = last;
 		} else {
 			next[free_tail] = (uint16_t)id;
-			free_tail = s->last;
+			free_tail = last;
 		}
 		num_free += s->ndesc;
 		s->ndesc = 0;
