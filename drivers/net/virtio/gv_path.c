@@ -28,13 +28,11 @@ struct path_row {
 static const struct path_row rx_rows[] = {
 	{ GV_RX_MRG, "mergeable", GV_BIT(GV_NET_F_MRG_RXBUF), 0,
 	  GV_RX_OFFLOAD_ALL, false, GV_FORCE_NONE, false },
-	/* The simple path's vector bodies (gv_rx_vec.c): split rings only. */
-	{ GV_RX_VEC_AVX2, "vectorized (AVX2)", 0,
-	  GV_BIT(GV_NET_F_MRG_RXBUF) | GV_BIT(GV_F_RING_PACKED), GV_RX_OFFLOAD_SIMPLE, true,
-	  GV_FORCE_SIMPLE, true },
-	{ GV_RX_VEC_SSE, "vectorized (SSE)", 0,
-	  GV_BIT(GV_NET_F_MRG_RXBUF) | GV_BIT(GV_F_RING_PACKED), GV_RX_OFFLOAD_SIMPLE, true,
-	  GV_FORCE_SIMPLE, true },
+	/* The simple path's vector bodies (gv_rx_vec.c, gv_rx_vec_packed.c): both layouts. */
+	{ GV_RX_VEC_AVX2, "vectorized (AVX2)", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
+	  GV_RX_OFFLOAD_SIMPLE, true, GV_FORCE_SIMPLE, true },
+	{ GV_RX_VEC_SSE, "vectorized (SSE)", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
+	  GV_RX_OFFLOAD_SIMPLE, true, GV_FORCE_SIMPLE, true },
 	{ GV_RX_SIMPLE, "simple", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
 	  GV_RX_OFFLOAD_SIMPLE, true, GV_FORCE_SIMPLE, false },
 	{ GV_RX_FULL, "full", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
@@ -120,7 +118,7 @@ int gv_path_select(struct gv_hw *hw, uint64_t rx_offloads, uint64_t tx_offloads,
 	hw->rx_path = (enum gv_rx_path)rx;
 	hw->tx_path = (enum gv_tx_path)tx;
 	if (hw->vec_mode == GV_VEC_ON && !gv_rx_path_vec(hw->rx_path))
-		GV_LOG(INFO, "%s: vectorized=1: no vector rx path fits (it needs a split ring, "
+		GV_LOG(INFO, "%s: vectorized=1: no vector rx path fits (it needs "
 		       "no mergeable buffers, no rx offloads, frames in one mbuf, and SSE4.2 "
 		       "within EAL's SIMD limit)", hw->name);
 	GV_LOG(INFO, "%s: rx path %s, tx path %s (%s ring)", hw->name, gv_rx_path_name(hw->rx_path),
