@@ -142,11 +142,22 @@ GV_INLINE void gvpf_post_commit(struct gv_vq *vq, uint32_t n, uint32_t addr_off,
 		ck++, d++;
 		tail += (uint64_t)1 << 32;
 	}
-	for (; ck < end; ck++, d++) {
-		d->addr = GVPF_ADDR(0);
-		gv_store64(&d->len, tail);
-		tail += (uint64_t)1 << 32;
+	/* Pointers, not a 32-bit index: no index extension per descriptor. */
+#define GVPF_POST1(j)                                                          \
+	do {                                                                   \
+		d[j].addr = GVPF_ADDR(j);                                      \
+		gv_store64(&d[j].len, tail);                                   \
+		tail += (uint64_t)1 << 32;                                     \
+	} while (0)
+	for (; end - ck >= 4; ck += 4, d += 4) {
+		GVPF_POST1(0);
+		GVPF_POST1(1);
+		GVPF_POST1(2);
+		GVPF_POST1(3);
 	}
+	for (; ck < end; ck++, d++)
+		GVPF_POST1(0);
+#undef GVPF_POST1
 #undef GVPF_ADDR
 	if (pos + n == vq->num) {
 		vq->p.avail_idx = 0;

@@ -115,6 +115,12 @@ static __rte_noinline void vecp_finish_idle(struct gv_rxq *rxq, const enum gv_ba
 }
 
 /*
+ * The AVX2 copies: tuned for a CPU that has it, so 256-bit loads are not
+ * split in two (the default tuning's choice for unaligned ones).
+ */
+#define GVP_AVX2 "avx2,tune=haswell"
+
+/*
  * The second halves (len, id, flags) of four descriptors as 32-bit lanes
  * of two vectors: lens = (len0..len3), idf = (id | flags << 16, 0..3).
  */
@@ -145,7 +151,7 @@ static GV_SSE struct vecp_tails vecp_tails_sse(const struct gv_packed_desc *d)
  * Not always_inline: the shared group body is compiled without AVX2; it
  * is inlined into the AVX2 copies, where this is inlined in turn.
  */
-static inline __attribute__((target("avx2"))) struct vecp_tails
+static inline __attribute__((target(GVP_AVX2))) struct vecp_tails
 vecp_tails_avx2(const struct gv_packed_desc *d)
 {
 	const __m256i d01 = _mm256_loadu_si256((const __m256i *)&d[0]);
@@ -183,17 +189,18 @@ static __rte_always_inline void vecp_groups(struct gv_rxq *rxq, struct rte_mbuf 
 	const __m128i hdrv = _mm_set1_epi32((int)hdr);
 	const __m128i rearm_ol = _mm_set_epi64x((long long)rxq->mbuf_ol,
 						(long long)rxq->mbuf_rearm);
-	const __m128i fmask = _mm_set1_epi32((int)((GV_DESC_F_AVAIL | GV_DESC_F_USED) << 16));
-	const __m128i idmask = _mm_set1_epi32(0xffff);
-	__m128i fwant, want;
+	/* id and the AVAIL/USED bits of flags, in one lane per descriptor */
+	const __m128i idf_mask = _mm_set1_epi32((int)(0xffffu | (GV_DESC_F_AVAIL | GV_DESC_F_USED) << 16));
+	__m128i want;
 	struct vec_acc4 acc;
 
 	if (pos0 >= num) {
 		pos0 -= num;
 		wrap ^= 1;
 	}
-	fwant = _mm_set1_epi32((int)(GVPF_USED_BITS(wrap) << 16));
-	want = _mm_add_epi32(_mm_set1_epi32((int)pos0), _mm_setr_epi32(0, 1, 2, 3));
+	/* What the four descriptors from pos hold once used in step: id pos + j, used flags. */
+	want = _mm_add_epi32(_mm_set1_epi32((int)(pos0 | GVPF_USED_BITS(wrap) << 16)),
+			     _mm_setr_epi32(0, 1, 2, 3));
 	groups = RTE_MIN(cap - k0, num - pos0) / 4;
 	vec_acc4_init(&acc);
 	for (g = 0, pos = pos0; g < groups; g++, pos += 4) {
@@ -201,14 +208,14 @@ static __rte_always_inline void vecp_groups(struct gv_rxq *rxq, struct rte_mbuf 
 		__m128i ok, x, plen, c0, c1;
 		struct rte_mbuf *m[4];
 
-		if (unlikely(_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_and_si128(t.idf, fmask), fwant)) !=
+		if (unlikely(_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_and_si128(t.idf, idf_mask), want)) !=
 			     0xffff))
-			break; /* not all used yet (or odd flags: the general verb says) */
+			break; /* not all used yet, or not in step: singles and the general verb say */
 		/* The flags loads before the loads of ids and lengths. */
 		gv_rmb(B);
 		t = avx2 ? vecp_tails_avx2(&ring[pos]) : vecp_tails_sse(&ring[pos]);
 		x = _mm_sub_epi32(t.lens, hdr1);
-		ok = _mm_and_si128(_mm_cmpeq_epi32(_mm_and_si128(t.idf, idmask), want),
+		ok = _mm_and_si128(_mm_cmpeq_epi32(_mm_and_si128(t.idf, idf_mask), want),
 				   _mm_cmpeq_epi32(_mm_max_epu32(x, lim), lim));
 		if (unlikely(_mm_movemask_epi8(ok) != 0xffff))
 			break;
@@ -241,8 +248,8 @@ static __rte_always_inline void vecp_groups(struct gv_rxq *rxq, struct rte_mbuf 
 
 GVP_GROUPS(vecp_groups_sse_smp, __attribute__((target("sse4.2"))), false, GV_BARRIER_SMP)
 GVP_GROUPS(vecp_groups_sse_mand, __attribute__((target("sse4.2"))), false, GV_BARRIER_MANDATORY)
-GVP_GROUPS(vecp_groups_avx2_smp, __attribute__((target("avx2"))), true, GV_BARRIER_SMP)
-GVP_GROUPS(vecp_groups_avx2_mand, __attribute__((target("avx2"))), true, GV_BARRIER_MANDATORY)
+GVP_GROUPS(vecp_groups_avx2_smp, __attribute__((target(GVP_AVX2))), true, GV_BARRIER_SMP)
+GVP_GROUPS(vecp_groups_avx2_mand, __attribute__((target(GVP_AVX2))), true, GV_BARRIER_MANDATORY)
 
 /*
  * In-step descriptors one at a time from entry *kp (a group that would
