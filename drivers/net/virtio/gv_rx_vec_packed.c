@@ -254,8 +254,8 @@ GVP_GROUPS(vecp_groups_avx2_mand, __attribute__((target(GVP_AVX2))), true, GV_BA
 /*
  * In-step descriptors one at a time from entry *kp (a group that would
  * reach the ring end, the tail of a burst), up to `end`. Stops at the
- * first that is not used yet (false) or is used and not in step (true:
- * the general verb classifies it).
+ * first that is not used yet (false) or is not in step or has flags no
+ * lap allows (true: the general verb classifies it).
  */
 static __rte_always_inline bool vecp_singles(struct gv_rxq *rxq, struct rte_mbuf **pkts,
 					     uint32_t *kp, uint32_t end, const enum gv_barrier B)
@@ -275,8 +275,13 @@ static __rte_always_inline bool vecp_singles(struct gv_rxq *rxq, struct rte_mbuf
 		uint32_t id, len;
 		struct rte_mbuf *m;
 
-		if ((gv_load16(&d->flags) & (GV_DESC_F_AVAIL | GV_DESC_F_USED)) != GVPF_USED_BITS(wrap))
+		const uint16_t f = gv_load16(&d->flags) & (GV_DESC_F_AVAIL | GV_DESC_F_USED);
+
+		if (f != GVPF_USED_BITS(wrap)) {
+			/* Still available (AVAIL is the lap's): the usual end; else odd flags. */
+			odd = !(f & GV_DESC_F_AVAIL) != !wrap;
 			break;
+		}
 		/* The flags load before the loads of id and length. */
 		gv_rmb(B);
 		id = gv_load16(&d->id);
