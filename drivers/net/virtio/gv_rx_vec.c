@@ -22,7 +22,9 @@
  * mode could not be set up moves nothing.
  *
  * The vector bodies are compiled with target attributes, so the default
- * build needs no -march; other architectures get no vector path.
+ * build needs no -march; other architectures get no vector path. Packed
+ * rings: gv_rx_vec_packed.c (this file's gv_rx_vec_fn and
+ * gv_rxq_refill_vec hand them over); what both share: gv_rx_vec.h.
  */
 #include <rte_cpuflags.h>
 #include <rte_vect.h>
@@ -176,17 +178,13 @@ vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 	const __m256i hdrv = _mm256_set1_epi32((int)hdr);
 	const __m128i rearm_ol = _mm_set_epi64x((long long)rxq->mbuf_ol,
 						(long long)rxq->mbuf_rearm);
-	/* Accumulator j: thresholds j (low half) and j + 4 (high half). */
-	const __m256i t0 = _mm256_setr_m128i(_mm_set1_epi16(GV_GE(64)), _mm_set1_epi16(GV_GE(512)));
-	const __m256i t1 = _mm256_setr_m128i(_mm_set1_epi16(GV_GE(65)), _mm_set1_epi16(GV_GE(1024)));
-	const __m256i t2 = _mm256_setr_m128i(_mm_set1_epi16(GV_GE(128)), _mm_set1_epi16(GV_GE(1519)));
-	const __m256i t3 = _mm256_setr_m128i(_mm_set1_epi16(GV_GE(256)), _mm_set1_epi16(GV_GE_NONE));
-	__m256i sum = _mm256_setzero_si256(), ge0 = sum, ge1 = sum, ge2 = sum, ge3 = sum;
+	struct vec_acc8 acc;
 	/* The ids expected at the group's positions, in the order the shuffle gives them. */
 	__m256i want = _mm256_add_epi32(_mm256_set1_epi32((int)pos0),
 					_mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
 	uint32_t g, pos = pos0;
 
+	vec_acc8_init(&acc);
 	for (g = 0; g < groups; g++, pos += 8) {
 		__m256i e0, e1, ids, lens, t, ok, plen, c0, c1;
 		__m128i lo, hi;
@@ -209,17 +207,9 @@ vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 			break;
 		want = _mm256_add_epi32(want, _mm256_set1_epi32(8));
 		plen = _mm256_sub_epi32(lens, hdrv);
-		sum = _mm256_add_epi32(sum, plen);
+		vec_acc8_add(&acc, plen);
 		lo = _mm256_castsi256_si128(plen); /* entries 0 1 4 5 */
 		hi = _mm256_extracti128_si256(plen, 1); /* entries 2 3 6 7 */
-		{
-			const __m256i d16 = _mm256_broadcastsi128_si256(_mm_packs_epi32(lo, hi));
-
-			ge0 = _mm256_sub_epi16(ge0, _mm256_cmpgt_epi16(d16, t0));
-			ge1 = _mm256_sub_epi16(ge1, _mm256_cmpgt_epi16(d16, t1));
-			ge2 = _mm256_sub_epi16(ge2, _mm256_cmpgt_epi16(d16, t2));
-			ge3 = _mm256_sub_epi16(ge3, _mm256_cmpgt_epi16(d16, t3));
-		}
 		/* The mbufs: loaded once, stored out and used from registers. */
 		c0 = _mm256_loadu_si256((const __m256i *)&cks[pos]);
 		c1 = _mm256_loadu_si256((const __m256i *)&cks[pos + 4]);
@@ -235,23 +225,8 @@ vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 			vec_mcast(&rxq->q.st, m, 8);
 	}
 	*kp = k0 + 8 * g;
-	if (g != 0) {
-		const __m256i one = _mm256_set1_epi16(1);
-		uint32_t ge[8];
-		__m256i r;
-		__m128i x;
-
-		/* Lane sums: low half thresholds 0..3, high half 4..7. */
-		r = _mm256_hadd_epi32(_mm256_hadd_epi32(_mm256_madd_epi16(ge0, one),
-							_mm256_madd_epi16(ge1, one)),
-				      _mm256_hadd_epi32(_mm256_madd_epi16(ge2, one),
-							_mm256_madd_epi16(ge3, one)));
-		_mm256_storeu_si256((__m256i *)ge, r);
-		x = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
-		x = _mm_add_epi32(x, _mm_srli_si128(x, 8));
-		vec_stats(&rxq->q.st, ge, 8 * g,
-			  (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(x, _mm_srli_si128(x, 4))));
-	}
+	if (g != 0)
+		vec_acc8_flush(&acc, &rxq->q.st, 8 * g);
 }
 
 static __rte_noinline __attribute__((target("sse4.2"))) void

@@ -4,7 +4,8 @@
  * (gv_rx_vec.c: split, gv_rx_vec_packed.c: packed): a short pool, a
  * returned buffer taken one by one (runts are errors), and on x86 the
  * vector pieces: four mbufs made fresh packets from four lengths, size
- * bins and bytes counted in vectors, multicast among a group. Internal to
+ * bins and bytes counted in vectors of four or eight lengths, multicast
+ * among a group. Internal to
  * the PMD.
  */
 #ifndef GV_RX_VEC_H
@@ -189,6 +190,60 @@ static GV_SSE void vec_acc4_flush(const struct vec_acc4 *a, struct gv_qstats *st
 							   _mm_madd_epi16(a->ge3, one)));
 	sum = _mm_add_epi32(a->sum, _mm_srli_si128(a->sum, 8));
 	vec_stats(st, ge, n, (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(sum, _mm_srli_si128(sum, 4))));
+}
+
+#define GV_AVX2 __rte_always_inline __attribute__((target("avx2")))
+
+/*
+ * The same for groups of eight lengths in a 256-bit vector (any order of
+ * the entries): accumulator j counts thresholds j (low half) and j + 4
+ * (high half).
+ */
+struct vec_acc8 {
+	__m256i sum, ge0, ge1, ge2, ge3;
+};
+
+static GV_AVX2 void vec_acc8_init(struct vec_acc8 *a)
+{
+	a->sum = a->ge0 = a->ge1 = a->ge2 = a->ge3 = _mm256_setzero_si256();
+}
+
+static GV_AVX2 void vec_acc8_add(struct vec_acc8 *a, __m256i plen)
+{
+	/* Whole constants (one load each, or a memory operand), not built from halves. */
+#define GV_GE2(a, b) GV_GE(a), GV_GE(a), GV_GE(a), GV_GE(a), GV_GE(a), GV_GE(a), GV_GE(a), \
+		     GV_GE(a), b, b, b, b, b, b, b, b
+	const __m256i t0 = _mm256_setr_epi16(GV_GE2(64, GV_GE(512)));
+	const __m256i t1 = _mm256_setr_epi16(GV_GE2(65, GV_GE(1024)));
+	const __m256i t2 = _mm256_setr_epi16(GV_GE2(128, GV_GE(1519)));
+	const __m256i t3 = _mm256_setr_epi16(GV_GE2(256, GV_GE_NONE));
+#undef GV_GE2
+	const __m256i d16 = _mm256_broadcastsi128_si256(
+		_mm_packs_epi32(_mm256_castsi256_si128(plen), _mm256_extracti128_si256(plen, 1)));
+
+	a->sum = _mm256_add_epi32(a->sum, plen);
+	a->ge0 = _mm256_sub_epi16(a->ge0, _mm256_cmpgt_epi16(d16, t0));
+	a->ge1 = _mm256_sub_epi16(a->ge1, _mm256_cmpgt_epi16(d16, t1));
+	a->ge2 = _mm256_sub_epi16(a->ge2, _mm256_cmpgt_epi16(d16, t2));
+	a->ge3 = _mm256_sub_epi16(a->ge3, _mm256_cmpgt_epi16(d16, t3));
+}
+
+static GV_AVX2 void vec_acc8_flush(const struct vec_acc8 *a, struct gv_qstats *st, uint32_t n)
+{
+	const __m256i one = _mm256_set1_epi16(1);
+	uint32_t ge[8];
+	__m256i r;
+	__m128i x;
+
+	/* Lane sums: low half thresholds 0..3, high half 4..7. */
+	r = _mm256_hadd_epi32(_mm256_hadd_epi32(_mm256_madd_epi16(a->ge0, one),
+						_mm256_madd_epi16(a->ge1, one)),
+			      _mm256_hadd_epi32(_mm256_madd_epi16(a->ge2, one),
+						_mm256_madd_epi16(a->ge3, one)));
+	_mm256_storeu_si256((__m256i *)ge, r);
+	x = _mm_add_epi32(_mm256_castsi256_si128(a->sum), _mm256_extracti128_si256(a->sum, 1));
+	x = _mm_add_epi32(x, _mm_srli_si128(x, 8));
+	vec_stats(st, ge, n, (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(x, _mm_srli_si128(x, 4))));
 }
 
 #endif /* RTE_ARCH_X86 */

@@ -6,11 +6,12 @@
  * (common/ring/gv_vq_fixed_packed.h), SSE4.2 and AVX2 bodies; the twin
  * of gv_rx_vec.c (split), chosen the same way.
  *
- * A burst takes used descriptors 4 at a time from the used position:
- * one vector check that the four say used in this lap (flags), then a
- * read barrier, then a second load of the four and one vector check that
- * every id is its position and every length is within the buffer and
- * longer than the virtio-net header; the mbufs are made fresh packets
+ * A burst takes used descriptors 8 (AVX2) or 4 (SSE4.2) at a time from
+ * the used position: one vector check that the group is used in this lap
+ * with ids in step (flags and ids), then a read barrier, then a second
+ * load of the group and one vector check that every id is its position
+ * and every length is within the buffer and longer than the virtio-net
+ * header; the mbufs are made fresh packets
  * with two 16-byte stores each, bytes and size bins counted in vectors.
  * Groups stop at the ring's end and at the number of buffers in flight;
  * in-step descriptors are then taken one at a time (across the ring end)
@@ -115,10 +116,41 @@ static __rte_noinline void vecp_finish_idle(struct gv_rxq *rxq, const enum gv_ba
 }
 
 /*
- * The AVX2 copies: tuned for a CPU that has it, so 256-bit loads are not
- * split in two (the default tuning's choice for unaligned ones).
+ * Where a call's groups start: entry k0 of the burst at ring position
+ * pos0 in lap wrap; `want`: what the descriptor at pos0 holds in its id
+ * and flags lane once used in step (id pos0, the lap's used bits).
  */
-#define GVP_AVX2 "avx2,tune=haswell"
+struct vecp_span {
+	const struct gv_packed_desc *ring;
+	void *const *cks;
+	uint32_t k0, pos0, groups, hdr, lim, want;
+};
+
+static __rte_always_inline struct vecp_span vecp_span(const struct gv_rxq *rxq, uint32_t k0,
+						      uint32_t cap, uint32_t width)
+{
+	struct gv_vq *vq = rxq->q.vq;
+	const uint32_t num = gvpf_num(vq);
+	uint32_t pos0 = gvpf_used_pos(vq) + k0, wrap = gvpf_used_wrap(vq);
+	struct vecp_span sp;
+
+	if (pos0 >= num) {
+		pos0 -= num;
+		wrap ^= 1;
+	}
+	sp.ring = gvpf_ring(vq);
+	sp.cks = gvpf_cookies(vq);
+	sp.k0 = k0;
+	sp.pos0 = pos0;
+	sp.groups = RTE_MIN(cap - k0, num - pos0) / width;
+	sp.hdr = rxq->hdr_size;
+	sp.lim = gvpf_len(vq) - rxq->hdr_size - 1;
+	sp.want = pos0 | GVPF_USED_BITS(wrap) << 16;
+	return sp;
+}
+
+/* A lane holding id | flags << 16: the id and the AVAIL/USED bits. */
+#define GVP_IDF_MASK ((int)(0xffffu | (GV_DESC_F_AVAIL | GV_DESC_F_USED) << 16))
 
 /*
  * The second halves (len, id, flags) of four descriptors as 32-bit lanes
@@ -128,7 +160,7 @@ struct vecp_tails {
 	__m128i lens, idf;
 };
 
-static GV_SSE struct vecp_tails vecp_tails_sse(const struct gv_packed_desc *d)
+static GV_SSE struct vecp_tails vecp_tails4(const struct gv_packed_desc *d)
 {
 	const __m128i d0 = _mm_loadu_si128((const __m128i *)&d[0]);
 	const __m128i d1 = _mm_loadu_si128((const __m128i *)&d[1]);
@@ -148,63 +180,34 @@ static GV_SSE struct vecp_tails vecp_tails_sse(const struct gv_packed_desc *d)
 }
 
 /*
- * Not always_inline: the shared group body is compiled without AVX2; it
- * is inlined into the AVX2 copies, where this is inlined in turn.
- */
-static inline __attribute__((target(GVP_AVX2))) struct vecp_tails
-vecp_tails_avx2(const struct gv_packed_desc *d)
-{
-	const __m256i d01 = _mm256_loadu_si256((const __m256i *)&d[0]);
-	const __m256i d23 = _mm256_loadu_si256((const __m256i *)&d[2]);
-	/* (len0, idf0, len2, idf2 | len1, idf1, len3, idf3) -> (lens | idfs) */
-	const __m256i t = _mm256_permutevar8x32_epi32(_mm256_unpackhi_epi64(d01, d23),
-						      _mm256_setr_epi32(0, 4, 2, 6, 1, 5, 3, 7));
-	struct vecp_tails r = { _mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1) };
-
-	GV_OPAQUE(r.lens);
-	GV_OPAQUE(r.idf);
-	return r;
-}
-
-/*
  * Whole groups of 4 in-step descriptors from entry *kp of the burst, at
- * most `cap` entries in all, not reaching the ring's end; each group is
- * used in this lap (flags, first load), then, after the read barrier,
- * valid (id == position, header < length <= buffer; second load). The
- * packets go to pkts[*kp...], bytes and size bins to the queue's
- * counters. Out of line: a call per burst, so the burst template needs
- * no target attribute.
+ * most `cap` entries in all, not reaching the ring's end: each group is
+ * used in step (id and flags lanes, first load), then, after the read
+ * barrier, valid (the same, and header < length <= buffer; second
+ * load). The packets go to pkts[*kp...], bytes and size bins to the
+ * queue's counters. Out of line (below): a call per burst, so the burst
+ * template needs no target attribute.
  */
-static __rte_always_inline void vecp_groups(struct gv_rxq *rxq, struct rte_mbuf **pkts,
-					    uint32_t *kp, uint32_t cap, const bool avx2,
-					    const enum gv_barrier B)
+static GV_SSE void vecp_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp,
+				uint32_t cap, const enum gv_barrier B)
 {
-	struct gv_vq *vq = rxq->q.vq;
-	const uint32_t num = gvpf_num(vq), k0 = *kp, hdr = rxq->hdr_size;
-	uint32_t pos0 = gvpf_used_pos(vq) + k0, wrap = gvpf_used_wrap(vq), groups, g, pos;
-	const struct gv_packed_desc *ring = gvpf_ring(vq);
-	void *const *cks = gvpf_cookies(vq);
-	const __m128i hdr1 = _mm_set1_epi32((int)(hdr + 1));
-	const __m128i lim = _mm_set1_epi32((int)(gvpf_len(vq) - hdr - 1));
-	const __m128i hdrv = _mm_set1_epi32((int)hdr);
+	const struct vecp_span sp = vecp_span(rxq, *kp, cap, 4);
+	const struct gv_packed_desc *ring = sp.ring;
+	void *const *cks = sp.cks;
+	const uint32_t k0 = sp.k0, groups = sp.groups;
+	const __m128i hdr1 = _mm_set1_epi32((int)(sp.hdr + 1));
+	const __m128i lim = _mm_set1_epi32((int)sp.lim);
+	const __m128i hdrv = _mm_set1_epi32((int)sp.hdr);
 	const __m128i rearm_ol = _mm_set_epi64x((long long)rxq->mbuf_ol,
 						(long long)rxq->mbuf_rearm);
-	/* id and the AVAIL/USED bits of flags, in one lane per descriptor */
-	const __m128i idf_mask = _mm_set1_epi32((int)(0xffffu | (GV_DESC_F_AVAIL | GV_DESC_F_USED) << 16));
-	__m128i want;
+	const __m128i idf_mask = _mm_set1_epi32(GVP_IDF_MASK);
+	__m128i want = _mm_add_epi32(_mm_set1_epi32((int)sp.want), _mm_setr_epi32(0, 1, 2, 3));
 	struct vec_acc4 acc;
+	uint32_t g, pos;
 
-	if (pos0 >= num) {
-		pos0 -= num;
-		wrap ^= 1;
-	}
-	/* What the four descriptors from pos hold once used in step: id pos + j, used flags. */
-	want = _mm_add_epi32(_mm_set1_epi32((int)(pos0 | GVPF_USED_BITS(wrap) << 16)),
-			     _mm_setr_epi32(0, 1, 2, 3));
-	groups = RTE_MIN(cap - k0, num - pos0) / 4;
 	vec_acc4_init(&acc);
-	for (g = 0, pos = pos0; g < groups; g++, pos += 4) {
-		struct vecp_tails t = avx2 ? vecp_tails_avx2(&ring[pos]) : vecp_tails_sse(&ring[pos]);
+	for (g = 0, pos = sp.pos0; g < groups; g++, pos += 4) {
+		struct vecp_tails t = vecp_tails4(&ring[pos]);
 		__m128i ok, x, plen, c0, c1;
 		struct rte_mbuf *m[4];
 
@@ -213,7 +216,7 @@ static __rte_always_inline void vecp_groups(struct gv_rxq *rxq, struct rte_mbuf 
 			break; /* not all used yet, or not in step: singles and the general verb say */
 		/* The flags loads before the loads of ids and lengths. */
 		gv_rmb(B);
-		t = avx2 ? vecp_tails_avx2(&ring[pos]) : vecp_tails_sse(&ring[pos]);
+		t = vecp_tails4(&ring[pos]);
 		x = _mm_sub_epi32(t.lens, hdr1);
 		ok = _mm_and_si128(_mm_cmpeq_epi32(_mm_and_si128(t.idf, idf_mask), want),
 				   _mm_cmpeq_epi32(_mm_max_epu32(x, lim), lim));
@@ -239,17 +242,110 @@ static __rte_always_inline void vecp_groups(struct gv_rxq *rxq, struct rte_mbuf 
 		vec_acc4_flush(&acc, &rxq->q.st, 4 * g);
 }
 
-#define GVP_GROUPS(name, attr, avx2, B)                                                          \
-	static __rte_noinline attr void name(struct gv_rxq *rxq, struct rte_mbuf **pkts,        \
-					     uint32_t *kp, uint32_t cap)                        \
-	{                                                                                        \
-		vecp_groups(rxq, pkts, kp, cap, avx2, B);                                        \
+/*
+ * The AVX2 copies: tuned for a CPU that has it, so 256-bit loads are not
+ * split in two (the default tuning's choice for unaligned ones).
+ */
+#define GVP_AVX2 __rte_always_inline __attribute__((target("avx2,tune=haswell")))
+
+/*
+ * The same halves of eight descriptors, lanes in the order
+ * (0 2 4 6 | 1 3 5 7).
+ */
+struct vecp_tails8 {
+	__m256i lens, idf;
+};
+
+static GVP_AVX2 struct vecp_tails8 vecp_tails8(const struct gv_packed_desc *d)
+{
+	/* (len0, idf0, len2, idf2 | len1, idf1, len3, idf3), the same for 4..7 */
+	const __m256 a = _mm256_castsi256_ps(_mm256_unpackhi_epi64(
+		_mm256_loadu_si256((const __m256i *)&d[0]), _mm256_loadu_si256((const __m256i *)&d[2])));
+	const __m256 b = _mm256_castsi256_ps(_mm256_unpackhi_epi64(
+		_mm256_loadu_si256((const __m256i *)&d[4]), _mm256_loadu_si256((const __m256i *)&d[6])));
+	struct vecp_tails8 t = {
+		_mm256_castps_si256(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))),
+		_mm256_castps_si256(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1))),
+	};
+
+	GV_OPAQUE(t.lens);
+	GV_OPAQUE(t.idf);
+	return t;
+}
+
+/* vecp_groups4 with groups of 8 (AVX2). */
+static GVP_AVX2 void vecp_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp,
+				  uint32_t cap, const enum gv_barrier B)
+{
+	const struct vecp_span sp = vecp_span(rxq, *kp, cap, 8);
+	const struct gv_packed_desc *ring = sp.ring;
+	void *const *cks = sp.cks;
+	const uint32_t k0 = sp.k0, groups = sp.groups;
+	const __m256i hdr1 = _mm256_set1_epi32((int)(sp.hdr + 1));
+	const __m256i lim = _mm256_set1_epi32((int)sp.lim);
+	const __m256i hdrv = _mm256_set1_epi32((int)sp.hdr);
+	const __m128i rearm_ol = _mm_set_epi64x((long long)rxq->mbuf_ol,
+						(long long)rxq->mbuf_rearm);
+	const __m256i idf_mask = _mm256_set1_epi32(GVP_IDF_MASK);
+	/* In the lanes' order. */
+	__m256i want = _mm256_add_epi32(_mm256_set1_epi32((int)sp.want),
+					_mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+	struct vec_acc8 acc;
+	uint32_t g, pos;
+
+	vec_acc8_init(&acc);
+	for (g = 0, pos = sp.pos0; g < groups; g++, pos += 8) {
+		struct vecp_tails8 t = vecp_tails8(&ring[pos]);
+		__m256i ok, x, plen, c0, c1;
+		struct rte_mbuf *m[8];
+
+		if (unlikely(_mm256_movemask_epi8(_mm256_cmpeq_epi32(
+				     _mm256_and_si256(t.idf, idf_mask), want)) != -1))
+			break; /* not all used yet, or not in step: the 4s, singles, the general verb */
+		/* The flags loads before the loads of ids and lengths. */
+		gv_rmb(B);
+		t = vecp_tails8(&ring[pos]);
+		x = _mm256_sub_epi32(t.lens, hdr1);
+		ok = _mm256_and_si256(_mm256_cmpeq_epi32(_mm256_and_si256(t.idf, idf_mask), want),
+				      _mm256_cmpeq_epi32(_mm256_max_epu32(x, lim), lim));
+		if (unlikely(_mm256_movemask_epi8(ok) != -1))
+			break;
+		want = _mm256_add_epi32(want, _mm256_set1_epi32(8));
+		plen = _mm256_sub_epi32(t.lens, hdrv);
+		vec_acc8_add(&acc, plen);
+		/* The mbufs: loaded once, stored out and used from registers. */
+		c0 = _mm256_loadu_si256((const __m256i *)&cks[pos]);
+		c1 = _mm256_loadu_si256((const __m256i *)&cks[pos + 4]);
+		_mm256_storeu_si256((__m256i *)&pkts[k0 + 8 * g], c0);
+		_mm256_storeu_si256((__m256i *)&pkts[k0 + 8 * g + 4], c1);
+		_mm256_storeu_si256((__m256i *)&m[0], c0);
+		_mm256_storeu_si256((__m256i *)&m[4], c1);
+		vec_init4(rearm_ol, _mm256_castsi256_si128(plen), m[0], m[2], m[4], m[6]);
+		vec_init4(rearm_ol, _mm256_extracti128_si256(plen, 1), m[1], m[3], m[5], m[7]);
+		if (unlikely((vec_byte0(m[0]) | vec_byte0(m[1]) | vec_byte0(m[2]) | vec_byte0(m[3]) |
+			      vec_byte0(m[4]) | vec_byte0(m[5]) | vec_byte0(m[6]) | vec_byte0(m[7])) &
+			     1))
+			vec_mcast(&rxq->q.st, m, 8);
+	}
+	*kp = k0 + 8 * g;
+	if (g != 0)
+		vec_acc8_flush(&acc, &rxq->q.st, 8 * g);
+}
+
+/* The out-of-line group calls, per width and barrier policy. */
+#define GVP_GROUPS(name, attr, body, B)                                                  \
+	static __rte_noinline attr void name(struct gv_rxq *rxq, struct rte_mbuf **pkts, \
+					     uint32_t *kp, uint32_t cap)                 \
+	{                                                                                \
+		body(rxq, pkts, kp, cap, B);                                             \
 	}
 
-GVP_GROUPS(vecp_groups_sse_smp, __attribute__((target("sse4.2"))), false, GV_BARRIER_SMP)
-GVP_GROUPS(vecp_groups_sse_mand, __attribute__((target("sse4.2"))), false, GV_BARRIER_MANDATORY)
-GVP_GROUPS(vecp_groups_avx2_smp, __attribute__((target(GVP_AVX2))), true, GV_BARRIER_SMP)
-GVP_GROUPS(vecp_groups_avx2_mand, __attribute__((target(GVP_AVX2))), true, GV_BARRIER_MANDATORY)
+GVP_GROUPS(vecp_g4_smp, __attribute__((target("sse4.2"))), vecp_groups4, GV_BARRIER_SMP)
+GVP_GROUPS(vecp_g4_mand, __attribute__((target("sse4.2"))), vecp_groups4, GV_BARRIER_MANDATORY)
+GVP_GROUPS(vecp_g8_smp, __attribute__((target("avx2,tune=haswell"))), vecp_groups8,
+	   GV_BARRIER_SMP)
+GVP_GROUPS(vecp_g8_mand, __attribute__((target("avx2,tune=haswell"))), vecp_groups8,
+	   GV_BARRIER_MANDATORY)
 
 /*
  * In-step descriptors one at a time from entry *kp (a group that would
@@ -333,14 +429,12 @@ static __rte_always_inline uint16_t vecp_burst(struct gv_rxq *rxq, struct rte_mb
 
 		do {
 			done = k;
-			if (cap - k >= 4) {
-				if (B == GV_BARRIER_MANDATORY)
-					(avx2 ? vecp_groups_avx2_mand : vecp_groups_sse_mand)(rxq, pkts,
-											       &k, cap);
-				else
-					(avx2 ? vecp_groups_avx2_smp : vecp_groups_sse_smp)(rxq, pkts,
-											     &k, cap);
-			}
+			if (avx2 && cap - k >= 8)
+				(B == GV_BARRIER_MANDATORY ? vecp_g8_mand : vecp_g8_smp)(rxq, pkts, &k,
+											  cap);
+			if (cap - k >= 4)
+				(B == GV_BARRIER_MANDATORY ? vecp_g4_mand : vecp_g4_smp)(rxq, pkts, &k,
+											  cap);
 			odd = vecp_singles(rxq, pkts, &k, RTE_MIN(cap, k + 4), B);
 		} while (!odd && k != done && k != cap);
 		/* k == cap: n taken, or nothing more in flight. */
