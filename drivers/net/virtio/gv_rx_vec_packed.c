@@ -368,10 +368,9 @@ static __rte_always_inline bool vecp_singles(struct gv_rxq *rxq, struct rte_mbuf
 	}
 	for (; k < end; k++) {
 		const struct gv_packed_desc *d = &ring[pos];
+		const uint16_t f = gv_load16(&d->flags) & (GV_DESC_F_AVAIL | GV_DESC_F_USED);
 		uint32_t id, len;
 		struct rte_mbuf *m;
-
-		const uint16_t f = gv_load16(&d->flags) & (GV_DESC_F_AVAIL | GV_DESC_F_USED);
 
 		if (f != GVPF_USED_BITS(wrap)) {
 			/* Still available (AVAIL is the lap's): the usual end; else odd flags. */
