@@ -55,11 +55,16 @@ static uint64_t xstat(const struct port *p, const char *name)
 	return v;
 }
 
-/* The port's chosen RX path is `path`, and its log says so. */
+/* The port's chosen RX path is `path`; its log and rx_burst_mode_get say so. */
 static void check_path(const struct port *p, int path)
 {
+	struct rte_eth_burst_mode mode;
+
 	assert_int_equal(xstat(p, "rx_path"), (uint64_t)path);
 	assert_true(log_has(path_log(path)));
+	memset(&mode, 0, sizeof(mode));
+	assert_int_equal(rte_eth_rx_burst_mode_get(p->id, 0, &mode), 0);
+	assert_string_equal(mode.info, path_log(path) + strlen("rx path "));
 	if (path < RX_VEC_SSE)
 		assert_true(log_has("vectorized=1: no vector rx path fits"));
 }

@@ -7,8 +7,10 @@
  * frames larger than one mbuf) and which forced class (datapath=) it
  * belongs to. The first row that fits wins. RX and TX are chosen
  * independently: an RX offload or mergeable buffers never force the full
- * TX path, and the reverse.
+ * TX path, and the reverse. The chosen paths' names answer ethdev's burst
+ * mode queries.
  */
+#include <ethdev_driver.h>
 #include <rte_ethdev.h>
 
 #include "gv_offload.h"
@@ -123,5 +125,26 @@ int gv_path_select(struct gv_hw *hw, uint64_t rx_offloads, uint64_t tx_offloads,
 		       "within EAL's SIMD limit)", hw->name);
 	GV_LOG(INFO, "%s: rx path %s, tx path %s (%s ring)", hw->name, gv_rx_path_name(hw->rx_path),
 	       gv_tx_path_name(hw->tx_path), hw->layout == GV_LAYOUT_PACKED ? "packed" : "split");
+	return 0;
+}
+
+/* The paths the port's last start chose (every queue runs the same). */
+int gv_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
+			 struct rte_eth_burst_mode *mode)
+{
+	const struct gv_hw *hw = dev->data->dev_private;
+
+	(void)queue_id;
+	snprintf(mode->info, sizeof(mode->info), "%s", gv_rx_path_name(hw->rx_path));
+	return 0;
+}
+
+int gv_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
+			 struct rte_eth_burst_mode *mode)
+{
+	const struct gv_hw *hw = dev->data->dev_private;
+
+	(void)queue_id;
+	snprintf(mode->info, sizeof(mode->info), "%s", gv_tx_path_name(hw->tx_path));
 	return 0;
 }

@@ -253,6 +253,13 @@ void gv_rxq_refill_vec(struct gv_rxq *rxq);
  */
 int gv_path_select(struct gv_hw *hw, uint64_t rx_offloads, uint64_t tx_offloads,
 		   uint32_t max_rx_frame, uint32_t mbuf_room);
+/* ethdev's burst mode queries: the port's path names ("vectorized (AVX2)"). */
+struct rte_eth_dev;
+struct rte_eth_burst_mode;
+int gv_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
+			 struct rte_eth_burst_mode *mode);
+int gv_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
+			 struct rte_eth_burst_mode *mode);
 
 /* gv_ethdev.c */
 struct rte_eth_dev;
