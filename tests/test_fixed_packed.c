@@ -22,7 +22,19 @@
  *               that counter (or ignores what is not in flight), detach
  *               gives every outstanding cookie back once, reset and
  *               re-enable work
+ *   threads     the device end on a second thread (not pinned), IN_ORDER,
+ *               a 60-descriptor ring: 200000 buffers, each filled with its
+ *               sequence number and returned with a length derived from
+ *               it; the driver takes them in-step (flags, then id and
+ *               length, as a vector burst) or one by one and checks each
+ *               one's bytes and length; bounded by a deadline
  */
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <time.h>
+
 #include "gv_test_util.h"
 #include "gv_vq_fixed_packed.h"
 
@@ -447,12 +459,159 @@ static void test_hostile(void **state)
 		hostile(gvt_param(state), (enum bad)b);
 }
 
+/* ------------------------------------------------------------ threads -- */
+
+enum { T_NUM = 60, T_OBJS = 2 * T_NUM, T_BUF = 64, T_BUFS = 200000 };
+
+struct two {
+	struct gvt_q q;
+	atomic_int stop;
+	atomic_int dev_fail; /* what the device saw wrong, 0: nothing */
+	uint8_t mem[T_OBJS][T_BUF];
+	struct obj obj[T_OBJS];
+};
+
+static uint32_t t_len(uint32_t seq)
+{
+	return 4 + seq % (T_BUF - 3); /* 4..T_BUF */
+}
+
+static double t_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The device: takes chains in order, writes seq into each, returns it in order. */
+static void *t_device(void *arg)
+{
+	struct two *t = arg;
+	uint32_t seq = 0, unpublished = 0;
+
+	while (!atomic_load(&t->stop)) {
+		struct gv_chain c;
+		int rc = gv_vqd_take(t->q.vqd, &c);
+
+		if (rc == 1) {
+			if (c.nseg != 1 || c.in_len != T_BUF || c.seg[0].len != T_BUF) {
+				atomic_store(&t->dev_fail, 1);
+				break;
+			}
+			memcpy(c.seg[0].ptr, &seq, sizeof(seq));
+			gv_vqd_push(t->q.vqd, c.id, 1, t_len(seq));
+			seq++;
+			if (++unpublished < (seq % 7) + 1)
+				continue;
+		} else if (rc != 0) {
+			atomic_store(&t->dev_fail, 2);
+			break;
+		}
+		gv_vqd_publish(t->q.vqd);
+		unpublished = 0;
+		if (rc == 0)
+			sched_yield();
+	}
+	gv_vqd_publish(t->q.vqd);
+	return NULL;
+}
+
+static void threads(const struct gvt_param *p)
+{
+	struct two *t = calloc(1, sizeof(*t));
+	uint32_t free_objs[T_OBJS], nfree = 0, seq = 0, batched = 0, single = 0;
+	uint64_t spins = 0, rs = 7;
+	const double deadline = t_now() + 120.0;
+	pthread_t th;
+
+	assert_non_null(t);
+	for (uint32_t i = 0; i < T_OBJS; i++) {
+		t->obj[i].addr = gvt_iova(t->mem[i]);
+		t->obj[i].idx = i;
+		free_objs[nfree++] = i;
+	}
+	gvt_q_setup(&t->q, p, T_NUM, GV_VQ_F_IN_ORDER | GV_VQ_F_EVENT_IDX, 0);
+	assert_int_equal(gvpf_enable(t->q.vq, T_BUF), 0);
+	assert_int_equal(pthread_create(&th, NULL, t_device, t), 0);
+	while (seq < T_BUFS && t_now() < deadline && !atomic_load(&t->dev_fail)) {
+		void *ck[T_OBJS];
+		uint32_t n = gvpf_room(t->q.vq) < nfree ? gvpf_room(t->q.vq) : nfree, k = 0;
+
+		for (uint32_t i = 0; i < n; i++)
+			ck[i] = &t->obj[free_objs[--nfree]];
+		if (gvpf_add(t->q.vq, ck, n, 0, 0) != n)
+			break;
+		gv_vq_kick_prepare(t->q.vq);
+		if (gvpf_in_step(t->q.vq) && (gvt_rand(&rs) & 1)) {
+			/* In step, as a vector burst: flags, barrier, then id and length. */
+			uint32_t pos = gvpf_used_pos(t->q.vq), w = gvpf_used_wrap(t->q.vq);
+
+			while (k < gvpf_inflight(t->q.vq)) {
+				const struct gv_packed_desc *d = &gvpf_ring(t->q.vq)[pos];
+				const uint16_t f = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
+				const struct obj *o;
+
+				if ((f & (GV_DESC_F_AVAIL | GV_DESC_F_USED)) != GVPF_USED_BITS(w))
+					break;
+				assert_int_equal(d->id, pos);
+				o = gvpf_cookie(t->q.vq, pos);
+				assert_int_equal(d->len, t_len(seq + k));
+				assert_memory_equal(t->mem[o->idx], &(uint32_t){ seq + k }, 4);
+				free_objs[nfree++] = o->idx;
+				k++;
+				if (++pos == T_NUM) {
+					pos = 0;
+					w ^= 1;
+				}
+			}
+			gvpf_take_in_step(t->q.vq, k);
+			batched += k;
+		} else {
+			void *c;
+			uint32_t len;
+			int rc;
+
+			while ((rc = gvpf_take_one(t->q.vq, &c, &len, p->barrier)) == 1) {
+				const struct obj *o = c;
+
+				assert_int_equal(len, t_len(seq + k));
+				assert_memory_equal(t->mem[o->idx], &(uint32_t){ seq + k }, 4);
+				free_objs[nfree++] = o->idx;
+				k++;
+			}
+			assert_int_equal(rc, 0);
+			single += k;
+		}
+		seq += k;
+		spins++;
+		if (k == 0)
+			sched_yield();
+	}
+	atomic_store(&t->stop, 1);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	print_message("%u buffers (%u in step, %u one by one) in %" PRIu64 " rounds\n", seq, batched,
+		      single, spins);
+	assert_int_equal(atomic_load(&t->dev_fail), 0);
+	assert_true(seq >= T_BUFS);
+	assert_true(batched > 0 && single > 0);
+	assert_false(gv_vq_broken(t->q.vq));
+	assert_false(gv_vqd_broken(t->q.vqd));
+	gvt_q_free(&t->q);
+	free(t);
+}
+
+static void test_threads(void **state)
+{
+	threads(gvt_param(state));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		GVT_TEST_PACKED(test_enable),	   GVT_TEST_PACKED(test_holes),
 		GVT_TEST_PACKED(test_random),	   GVT_TEST_PACKED(test_random_in_order),
-		GVT_TEST_PACKED(test_hostile),
+		GVT_TEST_PACKED(test_hostile),	   GVT_TEST_PACKED(test_threads),
 	};
 
 	return GVT_RUN(tests);
