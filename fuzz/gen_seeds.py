@@ -422,6 +422,29 @@ write('fuzz_pmd', 'split-vec-bad-len',
 write('fuzz_pmd', 'split-vec-inorder-bad-order',
       phdr(INORDER | EVIDX, 0, 0, O_STATUS | O_MAC, nb=64) + traffic(2) +
       bytes([P['TAKE'], 1, 0, 4]) + fillpush(2) + rx() + traffic(1))
+# the same on a packed ring (a size that is not a power of two)
+pvbase = phdr(PACKED | EVIDX, 0, 0, O_STATUS | O_MAC, nb=60)
+write('fuzz_pmd', 'packed-vec-steady',
+      pvbase + (b''.join(deliver(0, None, frame(0, 60 + k)) for k in range(45)) + rx(0, 64)) * 4)
+write('fuzz_pmd', 'packed-vec-out-of-order',
+      pvbase + traffic(2) + bytes([P['TAKE'], 1, 0, 8]) + fillpush(5) + fillpush(0) + rx() +
+      fillpush(3) + fillpush(0, 0) + rx() + b''.join(fillpush(0) for _ in range(8)) + rx() +
+      traffic(3))
+write('fuzz_pmd', 'packed-vec-dup-id',
+      pvbase + traffic(2) + bytes([P['TAKE'], 1, 0, 4]) + fillpush(2) + rx() +
+      fillpush(0, 1 | 8, None, struct.pack('<H', 0)) + rx() +
+      fillpush(0, 1 | 8, None, struct.pack('<H', 999)) + rx() + traffic(1))
+write('fuzz_pmd', 'packed-vec-bad-len',
+      pvbase + traffic(2) + fillpush(0, 1 | 4, None, b'\x10') + rx())
+write('fuzz_pmd', 'packed-vec-inorder-bad-order',
+      phdr(PACKED | INORDER | EVIDX, 0, 0, O_STATUS | O_MAC, nb=60) + traffic(2) +
+      bytes([P['TAKE'], 1, 0, 4]) + fillpush(2) + rx() + traffic(1))
+# a raw descriptor at the used position (1) with flags no lap allows (USED
+# without AVAIL in lap 1), then one (id 5) returned early at position 2
+write('fuzz_pmd', 'packed-vec-raw-used',
+      pvbase + traffic(1) + bytes([P['RAW'], 1, 0, 0]) + struct.pack('<II', 5, 70) +
+      struct.pack('<HH', 1, 0x8000) + rx() + bytes([P['RAW'], 1, 0, 2]) +
+      struct.pack('<II', 5, 70) + struct.pack('<H', 2) + rx())
 # a used index far ahead of what is in flight
 write('fuzz_pmd', 'split-vec-used-idx',
       vbase + traffic(1) + bytes([P['RAW'], 1, 0, 0]) + struct.pack('<II', 1, 70) + b'\x00\x7f' +

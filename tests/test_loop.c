@@ -40,13 +40,14 @@ static const struct traffic_case traffic_cases[] = {
 	/* small rings: the device caps them at queue_size */
 	{ "packed_vq=1,mrg_rxbuf=1,queue_size=64", 0, 1514 },
 	{ "packed_vq=0,mrg_rxbuf=0,queue_size=64", 0, 1514 },
-	/* the vector RX path (split, no mergeable buffers): in and out of order, small rings */
+	/* the vector RX path (no mergeable buffers): in and out of order, small rings */
 	{ "packed_vq=0,mrg_rxbuf=0,vectorized=1", 0, 1514 },
 	{ "packed_vq=0,mrg_rxbuf=0,in_order=0,vectorized=1", 0, 1514 },
 	{ "packed_vq=0,mrg_rxbuf=0,queue_size=64,vectorized=1", 0, 1514 },
 	{ "packed_vq=0,mrg_rxbuf=0,in_order=0,queue_size=32,vectorized=1", 0, 1514 },
-	/* not eligible: the scalar paths serve it */
 	{ "packed_vq=1,mrg_rxbuf=0,vectorized=1", 0, 1514 },
+	{ "packed_vq=1,mrg_rxbuf=0,in_order=0,queue_size=100,vectorized=1", 0, 1514 },
+	/* not eligible: the scalar paths serve it */
 	{ "packed_vq=0,mrg_rxbuf=0,mtu=9000,vectorized=1", 9000, 9014 },
 };
 

@@ -5,8 +5,8 @@
  * socket: the whole matrix
  *   {split, packed} x {mrg_rxbuf on, off} x {datapath simple, full, inorder}
  *   x {64, 1500, and 9000 bytes with mergeable buffers} on the scalar paths
- *   (vectorized=0), and the vector RX path (vectorized=1: split, no
- *   mergeable buffers, simple / inorder).
+ *   (vectorized=0), and the vector RX path (vectorized=1: both layouts,
+ *   no mergeable buffers, simple / inorder).
  * Per case, frames go each way (gvirtio TX -> vhost RX, vhost TX ->
  * gvirtio RX) and must arrive complete, in order, with the right length
  * and payload; the counters of both ports agree; the back-end negotiated
@@ -76,7 +76,7 @@ static enum gv_rx_path expect_rx(const struct mcase *c)
 {
 	if (c->mrg)
 		return GV_RX_MRG;
-	if (c->vec && !c->packed && c->dp != GV_FORCE_FULL)
+	if (c->vec && c->dp != GV_FORCE_FULL)
 		return best_vec();
 	/* datapath=inorder is simple on RX (the core handles IN_ORDER). */
 	return c->dp == GV_FORCE_FULL ? GV_RX_FULL : GV_RX_SIMPLE;
@@ -377,8 +377,10 @@ static struct rule rules[] = {
 	{ "mrg_rxbuf=0,in_order=0,vectorized=1", 0, 0, 0, RX_BEST_VEC, GV_TX_SIMPLE, "", { 0 },
 	  NULL, NULL },
 	{ "vectorized=1", 0, 0, 0, GV_RX_MRG, GV_TX_INORDER, "", { 0 }, NULL, NULL },
-	{ "packed_vq=1,mrg_rxbuf=0,vectorized=1", 0, 0, 0, GV_RX_SIMPLE, GV_TX_INORDER, "", { 0 },
+	{ "packed_vq=1,mrg_rxbuf=0,vectorized=1", 0, 0, 0, RX_BEST_VEC, GV_TX_INORDER, "", { 0 },
 	  NULL, NULL },
+	{ "packed_vq=1,mrg_rxbuf=0,in_order=0,vectorized=1", 0, 0, 0, RX_BEST_VEC, GV_TX_SIMPLE, "",
+	  { 0 }, NULL, NULL },
 	{ "mrg_rxbuf=0,vectorized=1", 0, RTE_ETH_RX_OFFLOAD_UDP_CKSUM, 0, GV_RX_FULL,
 	  GV_TX_INORDER, "", { 0 }, NULL, NULL },
 	{ "mrg_rxbuf=0,vectorized=1", 9000, 0, RTE_ETH_TX_OFFLOAD_MULTI_SEGS, GV_RX_FULL,
@@ -419,8 +421,8 @@ int main(void)
 
 					if (lens[l] > 1500 && !mrg)
 						continue; /* 9000 B needs mergeable buffers */
-					/* vectorized=1: split, no mergeable buffers, simple/inorder */
-					if (vec && (packed || mrg || dps[d % RTE_DIM(dps)] == GV_FORCE_FULL))
+					/* vectorized=1: no mergeable buffers, simple/inorder */
+					if (vec && (mrg || dps[d % RTE_DIM(dps)] == GV_FORCE_FULL))
 						continue;
 					c->packed = packed;
 					c->mrg = mrg;

@@ -3,7 +3,8 @@
  * test_pmd_intr.c - RX interrupt mode against DPDK's vhost-user back-end:
  * a thread that sleeps in rte_epoll_wait on a gvirtio RX queue is woken
  * when the back-end sends, and then receives the packets; with interrupts
- * disabled again the queue polls as before. Split and packed.
+ * disabled again the queue polls as before. Split and packed, on the
+ * scalar mergeable path and on the vector RX path (vectorized=1).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -53,7 +54,7 @@ static void *wait_thread(void *arg)
 	return NULL;
 }
 
-static void rx_interrupt_wakes(bool packed)
+static void rx_interrupt_wakes(const char *args)
 {
 	struct rte_mempool *mp = gvh_pool(4096);
 	struct gvh_port_conf c = { .mp = mp };
@@ -67,7 +68,7 @@ static void rx_interrupt_wakes(bool packed)
 	assert_non_null(mp);
 	gvh_pair_init(&p);
 	if (gvh_vhost_add(&p, false, &c) ||
-	    gvh_gv_add(&p, packed ? "packed_vq=1" : "packed_vq=0", &gc) ||
+	    gvh_gv_add(&p, args, &gc) ||
 	    gvh_pair_start(&p, 10.0))
 		fail_msg("%s", gvh_error());
 
@@ -115,13 +116,15 @@ static void rx_interrupt_wakes(bool packed)
 static void test_rx_intr_split(void **state)
 {
 	(void)state;
-	rx_interrupt_wakes(false);
+	rx_interrupt_wakes("packed_vq=0");
+	rx_interrupt_wakes("packed_vq=0,mrg_rxbuf=0,vectorized=1");
 }
 
 static void test_rx_intr_packed(void **state)
 {
 	(void)state;
-	rx_interrupt_wakes(true);
+	rx_interrupt_wakes("packed_vq=1");
+	rx_interrupt_wakes("packed_vq=1,mrg_rxbuf=0,vectorized=1");
 }
 
 int main(void)

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_rx_vec.c - the vector RX paths (drivers/net/virtio/gv_rx_vec.c)
- * over the loopback device: which path vectorized=1 gets under EAL's
+ * test_rx_vec.c - the vector RX paths (drivers/net/virtio/gv_rx_vec.c on
+ * split rings, gv_rx_vec_packed.c on packed rings) over the loopback
+ * device, every case on both layouts: which path vectorized=1 gets under EAL's
  * SIMD limit (argv[1] is passed to EAL: --force-max-simd-bitwidth=64
  * must give the scalar path, =128 SSE, the default the widest the CPU
  * has), asserted from the port's xstats and its log; the default
  * (vector with IN_ORDER, else scalar) and vectorized=0; the scalar paths
- * where the vector one is not eligible (packed ring, RX offloads, large
- * frames), with the log saying why; traffic of every length on ring
- * sizes from 32 to 1024 with the bytes, order, counters and size bins
+ * where the vector one is not eligible (mergeable buffers, RX offloads,
+ * large frames), with the log saying why; traffic of every length on ring
+ * sizes from 32 to 1024 (packed: also 100 and 1000, not powers of two)
+ * with the bytes, order, counters and size bins
  * checked; stop/start cycles give every mbuf back; a pool smaller than
  * the ring.
  */
@@ -53,49 +55,72 @@ static uint64_t xstat(const struct port *p, const char *name)
 	return v;
 }
 
-/* The port's chosen RX path is `path`, and its log says so. */
+/* The port's chosen RX path is `path`; its log and rx_burst_mode_get say so. */
 static void check_path(const struct port *p, int path)
 {
+	struct rte_eth_burst_mode mode;
+
 	assert_int_equal(xstat(p, "rx_path"), (uint64_t)path);
 	assert_true(log_has(path_log(path)));
+	memset(&mode, 0, sizeof(mode));
+	assert_int_equal(rte_eth_rx_burst_mode_get(p->id, 0, &mode), 0);
+	assert_string_equal(mode.info, path_log(path) + strlen("rx path "));
 	if (path < RX_VEC_SSE)
 		assert_true(log_has("vectorized=1: no vector rx path fits"));
 }
 
-static void test_path_choice(void **state)
+/* "packed_vq=L,<rest>" */
+static const char *with_layout(char *buf, size_t len, int packed, const char *rest)
+{
+	snprintf(buf, len, "packed_vq=%d,%s", packed, rest);
+	return buf;
+}
+
+static void path_choice(int packed)
 {
 	struct port_cfg cfg = { 0 };
 	struct port p;
 	int want = expected_vec_path();
+	char a[160];
 
-	(void)state;
-	print_message("SIMD limit %u: expecting %s\n", simd_limit, path_log(want));
+	print_message("packed_vq=%d, SIMD limit %u: expecting %s\n", packed, simd_limit,
+		      path_log(want));
 	log_start();
-	assert_int_equal(port_probe(&p, "packed_vq=0,mrg_rxbuf=0,vectorized=1"), 0);
+	assert_int_equal(port_probe(&p, with_layout(a, sizeof(a), packed, "mrg_rxbuf=0,vectorized=1")),
+			 0);
 	port_start(&p, &cfg);
 	check_path(&p, want);
 	port_remove(&p);
 	/* Without the devarg: the vector path with IN_ORDER (the default), else scalar. */
 	log_start();
-	assert_int_equal(port_probe(&p, "packed_vq=0,mrg_rxbuf=0"), 0);
+	assert_int_equal(port_probe(&p, with_layout(a, sizeof(a), packed, "mrg_rxbuf=0")), 0);
 	port_start(&p, &cfg);
 	assert_int_equal(xstat(&p, "rx_path"), (uint64_t)want);
 	assert_true(log_has(path_log(want)));
 	assert_false(log_has("vectorized=1"));
 	port_remove(&p);
 	log_start();
-	assert_int_equal(port_probe(&p, "packed_vq=0,mrg_rxbuf=0,in_order=0"), 0);
+	assert_int_equal(port_probe(&p, with_layout(a, sizeof(a), packed, "mrg_rxbuf=0,in_order=0")),
+			 0);
 	port_start(&p, &cfg);
 	assert_int_equal(xstat(&p, "rx_path"), RX_SIMPLE);
 	assert_false(log_has("vectorized"));
 	port_remove(&p);
 	/* vectorized=0: scalar, in order or not. */
 	log_start();
-	assert_int_equal(port_probe(&p, "packed_vq=0,mrg_rxbuf=0,vectorized=0"), 0);
+	assert_int_equal(port_probe(&p, with_layout(a, sizeof(a), packed, "mrg_rxbuf=0,vectorized=0")),
+			 0);
 	port_start(&p, &cfg);
 	assert_int_equal(xstat(&p, "rx_path"), RX_SIMPLE);
 	assert_false(log_has("vectorized"));
 	port_remove(&p);
+}
+
+static void test_path_choice(void **state)
+{
+	(void)state;
+	path_choice(0);
+	path_choice(1);
 }
 
 /* vectorized=1 where no vector path fits: the scalar rules, and the log says why. */
@@ -107,8 +132,9 @@ static void test_not_eligible(void **state)
 		uint16_t mtu;
 		int path;
 	} cases[] = {
-		{ "packed_vq=1,mrg_rxbuf=0,vectorized=1", 0, 0, RX_SIMPLE },
 		{ "packed_vq=0,mrg_rxbuf=1,vectorized=1", 0, 0, RX_MRG },
+		{ "packed_vq=1,mrg_rxbuf=1,vectorized=1", 0, 0, RX_MRG },
+		{ "packed_vq=1,mrg_rxbuf=0,vectorized=1", RTE_ETH_RX_OFFLOAD_UDP_CKSUM, 0, RX_FULL },
 		{ "packed_vq=0,mrg_rxbuf=0,vectorized=1", RTE_ETH_RX_OFFLOAD_UDP_CKSUM, 0, RX_FULL },
 		{ "packed_vq=0,mrg_rxbuf=0,mtu=9000,vectorized=1", 0, 9000, RX_FULL },
 		{ "packed_vq=0,mrg_rxbuf=0,datapath=full,vectorized=1", 0, 0, RX_FULL },
@@ -220,15 +246,28 @@ static void test_traffic(void **state)
 	run_traffic("packed_vq=0,mrg_rxbuf=0,features=0x1000000000,vectorized=1", 1000);
 }
 
+/* The same on packed rings, also sizes that are not powers of two. */
+static void test_traffic_packed(void **state)
+{
+	(void)state;
+	run_traffic("packed_vq=1,mrg_rxbuf=0,vectorized=1", 3000);
+	run_traffic("packed_vq=1,mrg_rxbuf=0,in_order=0,vectorized=1", 3000);
+	run_traffic("packed_vq=1,mrg_rxbuf=0,queue_size=32,vectorized=1", 2000);
+	run_traffic("packed_vq=1,mrg_rxbuf=0,queue_size=100,vectorized=1", 2000);
+	run_traffic("packed_vq=1,mrg_rxbuf=0,in_order=0,queue_size=1000,vectorized=1", 3000);
+	run_traffic("packed_vq=1,mrg_rxbuf=0,features=0x1000000000,vectorized=1", 1000);
+}
+
 /* Stop/start cycles with traffic in between: every mbuf comes back. */
-static void test_restart(void **state)
+static void restart(int packed)
 {
 	struct port_cfg cfg = { 0 };
 	struct port p;
 	struct rte_ether_addr mac;
+	char a[160];
 
-	(void)state;
-	assert_int_equal(port_probe(&p, "packed_vq=0,mrg_rxbuf=0,vectorized=1"), 0);
+	assert_int_equal(port_probe(&p, with_layout(a, sizeof(a), packed, "mrg_rxbuf=0,vectorized=1")),
+			 0);
 	port_start(&p, &cfg);
 	rte_eth_macaddr_get(p.id, &mac);
 	for (int cycle = 0; cycle < 20; cycle++) {
@@ -251,12 +290,19 @@ static void test_restart(void **state)
 	assert_int_equal(rte_mempool_in_use_count(mp), 0);
 }
 
+static void test_restart(void **state)
+{
+	(void)state;
+	restart(0);
+	restart(1);
+}
+
 /*
  * A pool smaller than the ring: the refill posts what it gets (halving),
  * counts the rest as rx_nombuf, traffic still flows while the application
  * holds and returns mbufs, and every mbuf is back after stop.
  */
-static void test_small_pool(void **state)
+static void small_pool(int packed)
 {
 	struct rte_mempool *small = rte_pktmbuf_pool_create("gvvec_small", 100, 0, 0,
 							    RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
@@ -264,10 +310,11 @@ static void test_small_pool(void **state)
 	struct rte_ether_addr mac;
 	struct port p;
 	uint32_t rx = 0;
+	char a[160];
 
-	(void)state;
 	assert_non_null(small);
-	assert_int_equal(port_probe(&p, "packed_vq=0,mrg_rxbuf=0,vectorized=1"), 0);
+	assert_int_equal(port_probe(&p, with_layout(a, sizeof(a), packed, "mrg_rxbuf=0,vectorized=1")),
+			 0);
 	memset(&conf, 0, sizeof(conf));
 	assert_int_equal(rte_eth_dev_configure(p.id, 1, 1, &conf), 0);
 	assert_int_equal(rte_eth_rx_queue_setup(p.id, 0, 256, SOCKET_ID_ANY, NULL, small), 0);
@@ -299,12 +346,20 @@ static void test_small_pool(void **state)
 	rte_mempool_free(small);
 }
 
+static void test_small_pool(void **state)
+{
+	(void)state;
+	small_pool(0);
+	small_pool(1);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_path_choice),
 		cmocka_unit_test(test_not_eligible),
 		cmocka_unit_test(test_traffic),
+		cmocka_unit_test(test_traffic_packed),
 		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_small_pool),
 	};

@@ -142,13 +142,15 @@ for layout in split packed; do
 	run_case "$layout" 0 inorder simple inorder
 	run_case "$layout" 0 full full full
 done
-# vectorized=1: the vector RX path (split, no mergeable buffers), the
-# widest this CPU has (none: the scalar simple path).
+# vectorized=1: the vector RX path (no mergeable buffers), the widest
+# this CPU has (none: the scalar simple path), on both layouts.
 vec_rx=simple
 grep -qw sse4_2 /proc/cpuinfo && vec_rx="vectorized (SSE)"
 grep -qw avx2 /proc/cpuinfo && vec_rx="vectorized (AVX2)"
 run_case split 0 inorder "$vec_rx" inorder 1
 run_case split 0 simple "$vec_rx" simple 1
+run_case packed 0 inorder "$vec_rx" inorder 1
+run_case packed 0 simple "$vec_rx" simple 1
 
 echo "testpmd_fwd: $pass passed, $fail failed"
 [ "$fail" = 0 ]

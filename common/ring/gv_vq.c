@@ -7,6 +7,7 @@
  */
 #include "gv_vq_priv.h"
 #include "gv_vq_fixed.h"
+#include "gv_vq_fixed_packed.h"
 #include "gv_vq_packed.h"
 #include "gv_vq_split.h"
 
@@ -193,6 +194,8 @@ uint32_t gv_vq_used_pending(struct gv_vq *vq)
 {
 	if (vq->broken)
 		return 0;
+	if (vq->layout == GV_LAYOUT_PACKED && vq->p.fixed)
+		return gvpf_used_pending(vq);
 	GV_DISPATCH(vq, split_used_pending, packed_used_pending, vq)
 }
 
@@ -215,6 +218,8 @@ void *gv_vq_detach(struct gv_vq *vq)
 {
 	if (vq->layout == GV_LAYOUT_SPLIT && vq->s.fixed)
 		return gvf_detach(vq);
+	if (vq->layout == GV_LAYOUT_PACKED && vq->p.fixed)
+		return gvpf_detach(vq);
 	for (uint32_t scanned = 0; scanned < vq->num && vq->inflight; scanned++) {
 		uint16_t id = (uint16_t)vq->detach_pos;
 		void *cookie;

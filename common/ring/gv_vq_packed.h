@@ -38,6 +38,8 @@ static inline void packed_init(struct gv_vq *vq)
 	vq->p.have_staged = 0;
 	vq->p.added = 0;
 	vq->p.batch_open = 0;
+	vq->p.fixed = 0;
+	vq->p.fixed_old = vq->p.fixed_holes = 0;
 	/* The free buffer ids: a list linked through slot[id].last. */
 	for (uint32_t i = 0; i < vq->num; i++)
 		vq->slot[i].last = (uint16_t)(i + 1);

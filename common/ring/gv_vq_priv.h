@@ -69,6 +69,14 @@ struct gv_vq_packed {
 	/* IN_ORDER reclaim inside a batch the device returned as one entry. */
 	uint8_t batch_open;
 	uint16_t batch_last; /* buffer id that closes the batch */
+	/* Fixed mode (gv_vq_fixed_packed.h): buffer id i always at position i. */
+	uint8_t fixed;
+	uint16_t fixed_old; /* oldest position posted and not returned */
+	uint16_t fixed_holes; /* buffers returned ahead of fixed_old */
+	uint32_t fixed_len; /* writable bytes of every posted buffer */
+	/* Over the slot and next arrays while fixed: per position. */
+	void **fixed_ck; /* the cookie posted there */
+	uint8_t *fixed_hole; /* returned ahead of fixed_old */
 };
 
 struct gv_vq {

@@ -59,7 +59,7 @@
 static struct rte_mempool *g_rx_big, *g_rx_small, *g_tx;
 static bool g_verbose;
 enum gv_vec_mode fz_pmd_vec_mode;
-unsigned int fz_pmd_vec_runs;
+unsigned int fz_pmd_vec_runs, fz_pmd_vec_broken, fz_pmd_vec_packed_runs;
 
 /* What the next probe builds (set from the input's header). */
 static struct {
@@ -714,6 +714,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t b0 = fz_u8(&in), b1 = fz_u8(&in), b2 = fz_u8(&in), b3 = fz_u8(&in);
 	uint16_t nb_desc = fz_u16(&in) % 1025, qmax = fz_u16(&in), mtu = fz_u16(&in);
 	uint8_t ctrl_mode = fz_u8(&in);
+	bool vec = false;
 
 	memset(&g_fzd.cfg, 0, sizeof(g_fzd.cfg));
 	fz_bytes(&in, g_fzd.cfg, FZD_CFG_LEN);
@@ -762,9 +763,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rte_eth_dev_start(r.port) != 0 && g_verbose)
 		fprintf(stderr, "fuzz_pmd: start failed\n");
 	if (rte_eth_devices[r.port].data->dev_started &&
-	    gv_rx_path_vec(((struct gv_hw *)rte_eth_devices[r.port].data->dev_private)->rx_path))
+	    gv_rx_path_vec(((struct gv_hw *)rte_eth_devices[r.port].data->dev_private)->rx_path)) {
+		vec = true;
 		fz_pmd_vec_runs++;
+		fz_pmd_vec_packed_runs += g_port.packed;
+	}
 	run_script(&r);
+	if (vec) {
+		const struct gv_rxq *rxq = rte_eth_devices[r.port].data->rx_queues[0];
+
+		fz_pmd_vec_broken += rxq && rxq->q.vq && gv_vq_broken(rxq->q.vq);
+	}
 	check_refused(&r);
 close:
 	g_fzd.in = NULL;

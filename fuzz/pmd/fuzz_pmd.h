@@ -51,6 +51,8 @@ extern const struct gv_transport_ops fzd_ops;
 extern enum gv_vec_mode fz_pmd_vec_mode;
 /* Runs whose port started on a vector RX path. */
 extern unsigned int fz_pmd_vec_runs;
+/* Of those, runs whose RX queue 0 the device broke; and on a packed ring. */
+extern unsigned int fz_pmd_vec_broken, fz_pmd_vec_packed_runs;
 extern struct fzd g_fzd;
 
 /* Allocate the per-queue device state once (EAL up). */

@@ -729,6 +729,8 @@ static const struct eth_dev_ops gv_ops = {
 	.xstats_get = gv_xstats_get,
 	.xstats_get_names = gv_xstats_get_names,
 	.xstats_reset = gv_stats_reset,
+	.rx_burst_mode_get = gv_rx_burst_mode_get,
+	.tx_burst_mode_get = gv_tx_burst_mode_get,
 };
 
 /* Common part of probing, after the transport found its device. */

@@ -7,8 +7,10 @@
  * frames larger than one mbuf) and which forced class (datapath=) it
  * belongs to. The first row that fits wins. RX and TX are chosen
  * independently: an RX offload or mergeable buffers never force the full
- * TX path, and the reverse.
+ * TX path, and the reverse. The chosen paths' names answer ethdev's burst
+ * mode queries.
  */
+#include <ethdev_driver.h>
 #include <rte_ethdev.h>
 
 #include "gv_offload.h"
@@ -28,13 +30,11 @@ struct path_row {
 static const struct path_row rx_rows[] = {
 	{ GV_RX_MRG, "mergeable", GV_BIT(GV_NET_F_MRG_RXBUF), 0,
 	  GV_RX_OFFLOAD_ALL, false, GV_FORCE_NONE, false },
-	/* The simple path's vector bodies (gv_rx_vec.c): split rings only. */
-	{ GV_RX_VEC_AVX2, "vectorized (AVX2)", 0,
-	  GV_BIT(GV_NET_F_MRG_RXBUF) | GV_BIT(GV_F_RING_PACKED), GV_RX_OFFLOAD_SIMPLE, true,
-	  GV_FORCE_SIMPLE, true },
-	{ GV_RX_VEC_SSE, "vectorized (SSE)", 0,
-	  GV_BIT(GV_NET_F_MRG_RXBUF) | GV_BIT(GV_F_RING_PACKED), GV_RX_OFFLOAD_SIMPLE, true,
-	  GV_FORCE_SIMPLE, true },
+	/* The simple path's vector bodies (gv_rx_vec.c, gv_rx_vec_packed.c): both layouts. */
+	{ GV_RX_VEC_AVX2, "vectorized (AVX2)", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
+	  GV_RX_OFFLOAD_SIMPLE, true, GV_FORCE_SIMPLE, true },
+	{ GV_RX_VEC_SSE, "vectorized (SSE)", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
+	  GV_RX_OFFLOAD_SIMPLE, true, GV_FORCE_SIMPLE, true },
 	{ GV_RX_SIMPLE, "simple", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
 	  GV_RX_OFFLOAD_SIMPLE, true, GV_FORCE_SIMPLE, false },
 	{ GV_RX_FULL, "full", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
@@ -120,10 +120,31 @@ int gv_path_select(struct gv_hw *hw, uint64_t rx_offloads, uint64_t tx_offloads,
 	hw->rx_path = (enum gv_rx_path)rx;
 	hw->tx_path = (enum gv_tx_path)tx;
 	if (hw->vec_mode == GV_VEC_ON && !gv_rx_path_vec(hw->rx_path))
-		GV_LOG(INFO, "%s: vectorized=1: no vector rx path fits (it needs a split ring, "
+		GV_LOG(INFO, "%s: vectorized=1: no vector rx path fits (it needs "
 		       "no mergeable buffers, no rx offloads, frames in one mbuf, and SSE4.2 "
 		       "within EAL's SIMD limit)", hw->name);
 	GV_LOG(INFO, "%s: rx path %s, tx path %s (%s ring)", hw->name, gv_rx_path_name(hw->rx_path),
 	       gv_tx_path_name(hw->tx_path), hw->layout == GV_LAYOUT_PACKED ? "packed" : "split");
+	return 0;
+}
+
+/* The paths the port's last start chose (every queue runs the same). */
+int gv_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
+			 struct rte_eth_burst_mode *mode)
+{
+	const struct gv_hw *hw = dev->data->dev_private;
+
+	(void)queue_id;
+	snprintf(mode->info, sizeof(mode->info), "%s", gv_rx_path_name(hw->rx_path));
+	return 0;
+}
+
+int gv_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
+			 struct rte_eth_burst_mode *mode)
+{
+	const struct gv_hw *hw = dev->data->dev_private;
+
+	(void)queue_id;
+	snprintf(mode->info, sizeof(mode->info), "%s", gv_tx_path_name(hw->tx_path));
 	return 0;
 }

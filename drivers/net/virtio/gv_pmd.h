@@ -38,7 +38,7 @@ enum gv_rx_path {
 	GV_RX_SIMPLE, /* one buffer per packet, no offloads */
 	GV_RX_MRG, /* mergeable buffers: packets span num_buffers mbufs */
 	GV_RX_FULL, /* chains of mbufs per packet, offloads, no MRG_RXBUF */
-	GV_RX_VEC_SSE, /* simple on a fixed split ring, SSE4.2 (gv_rx_vec.c) */
+	GV_RX_VEC_SSE, /* simple on a fixed ring, SSE4.2 (gv_rx_vec*.c) */
 	GV_RX_VEC_AVX2, /* the same, AVX2 */
 	GV_RX_PATH_MAX,
 };
@@ -233,7 +233,7 @@ uint16_t gv_tx_owned(const struct gv_hw *hw, struct gv_txq *txq, struct rte_mbuf
 void gv_rxq_drain(struct gv_rxq *rxq);
 void gv_txq_drain(struct gv_txq *txq);
 
-/* gv_rx_vec.c: the vector RX paths (split, one mbuf per packet). */
+/* gv_rx_vec.c: the vector RX paths (one mbuf per packet; packed: gv_rx_vec_packed.c). */
 static inline bool gv_rx_path_vec(enum gv_rx_path p)
 {
 	return p == GV_RX_VEC_SSE || p == GV_RX_VEC_AVX2;
@@ -253,6 +253,13 @@ void gv_rxq_refill_vec(struct gv_rxq *rxq);
  */
 int gv_path_select(struct gv_hw *hw, uint64_t rx_offloads, uint64_t tx_offloads,
 		   uint32_t max_rx_frame, uint32_t mbuf_room);
+/* ethdev's burst mode queries: the port's path names ("vectorized (AVX2)"). */
+struct rte_eth_dev;
+struct rte_eth_burst_mode;
+int gv_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
+			 struct rte_eth_burst_mode *mode);
+int gv_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
+			 struct rte_eth_burst_mode *mode);
 
 /* gv_ethdev.c */
 struct rte_eth_dev;

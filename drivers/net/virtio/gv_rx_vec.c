@@ -22,26 +22,15 @@
  * mode could not be set up moves nothing.
  *
  * The vector bodies are compiled with target attributes, so the default
- * build needs no -march; other architectures get no vector path.
+ * build needs no -march; other architectures get no vector path. Packed
+ * rings: gv_rx_vec_packed.c (this file's gv_rx_vec_fn and
+ * gv_rxq_refill_vec hand them over); what both share: gv_rx_vec.h.
  */
 #include <rte_cpuflags.h>
 #include <rte_vect.h>
 
-#include "gv_rxtx.h"
+#include "gv_rx_vec.h"
 #include "gv_vq_fixed.h"
-
-#ifdef RTE_ARCH_X86
-#include <immintrin.h>
-#endif
-
-static_assert(offsetof(struct rte_mbuf, ol_flags) == offsetof(struct rte_mbuf, rearm_data) + 8,
-	      "mbuf layout");
-static_assert(offsetof(struct rte_mbuf, pkt_len) ==
-	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 4, "mbuf layout");
-static_assert(offsetof(struct rte_mbuf, data_len) ==
-	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 8, "mbuf layout");
-static_assert(offsetof(struct rte_mbuf, hash) ==
-	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 12, "mbuf layout");
 
 bool gv_rx_vec_usable(enum gv_rx_path p)
 {
@@ -59,20 +48,6 @@ bool gv_rx_vec_usable(enum gv_rx_path p)
 }
 
 /* ------------------------------------------------ what both widths share -- */
-
-/*
- * The pool could not give n at once: fewer (halving) while any can be
- * had, so the ring takes what there is. How many it got; when none, the
- * free room left is counted as allocation failures.
- */
-static __rte_noinline uint32_t vec_alloc_short(struct gv_rxq *rxq, void **slots, uint32_t n)
-{
-	while ((n /= 2) != 0 && rte_mempool_get_bulk(rxq->mp, slots, n) != 0)
-		;
-	if (n == 0)
-		rxq->nombuf += gvf_room(rxq->q.vq);
-	return n;
-}
 
 /*
  * Post buffers on every free position (up to the ring's end, then from
@@ -96,8 +71,13 @@ static __rte_always_inline void vec_refill(struct gv_rxq *rxq, const enum gv_bar
 
 void gv_rxq_refill_vec(struct gv_rxq *rxq)
 {
-	int ret = gv_vq_fixed_enable(rxq->q.vq, rxq->seg_len);
+	int ret;
 
+	if (rxq->q.hw->layout == GV_LAYOUT_PACKED) {
+		gv_rxq_refill_vec_packed(rxq);
+		return;
+	}
+	ret = gv_vq_fixed_enable(rxq->q.vq, rxq->seg_len);
 	if (ret) {
 		GV_LOG(ERR, "%s: rx queue %u: cannot set up the vector path's ring (%s)",
 		       rxq->q.hw->name, rxq->q.queue_id, strerror(-ret));
@@ -109,12 +89,6 @@ void gv_rxq_refill_vec(struct gv_rxq *rxq)
 		vec_refill(rxq, GV_BARRIER_SMP);
 }
 
-static __rte_always_inline void vec_count(struct gv_rxq *rxq, const struct rte_mbuf *m,
-					  uint32_t len)
-{
-	count_bins(&rxq->q.st, len, (const uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM, len);
-}
-
 /*
  * Entries from the current one to `got`, one by one through the core's
  * general verb (out of order, runts, anything odd). The packets kept.
@@ -122,26 +96,13 @@ static __rte_always_inline void vec_count(struct gv_rxq *rxq, const struct rte_m
 static __rte_noinline uint16_t vec_slow(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint16_t nrx,
 					uint32_t left, uint64_t *bytes)
 {
-	const uint16_t hdr = rxq->hdr_size;
-
 	while (left--) {
 		void *ck;
 		uint32_t len;
-		struct rte_mbuf *m;
 
 		if (!gvf_take_one(rxq->q.vq, &ck, &len))
 			break; /* broken: the mbuf stays posted, detach gives it back */
-		m = ck;
-		if (unlikely(len <= hdr)) {
-			rxq->q.st.errors++;
-			gv_rx_init_mbuf(rxq, m, 0);
-			rte_pktmbuf_free(m);
-			continue;
-		}
-		gv_rx_init_mbuf(rxq, m, len - hdr);
-		*bytes += len - hdr;
-		vec_count(rxq, m, len - hdr);
-		pkts[nrx++] = m;
+		vec_one(rxq, ck, len, pkts, &nrx, bytes);
 	}
 	return nrx;
 }
@@ -166,57 +127,6 @@ static __rte_noinline void vec_finish_idle(struct gv_rxq *rxq, const enum gv_bar
 }
 
 #ifdef RTE_ARCH_X86
-
-#define GV_SSE __rte_always_inline __attribute__((target("sse4.2")))
-
-/*
- * The device wrote these bytes: a compiler must not load them again
- * after the check (an opaque copy in a register).
- */
-#define GV_OPAQUE(v) __asm__ volatile("" : "+x"(v))
-
-/* Bytes 4j..4j+3 of a vector of lengths into pkt_len, the low two into data_len. */
-#define GV_FIELDS_SHUF(j)                                                                  \
-	_mm_setr_epi8(-1, -1, -1, -1, 4 * (j), 4 * (j) + 1, 4 * (j) + 2, 4 * (j) + 3, 4 * (j), \
-		      4 * (j) + 1, -1, -1, -1, -1, -1, -1)
-
-/* Four mbufs from four packet lengths (lanes 0..3 of plen). */
-static GV_SSE void vec_init4(__m128i rearm_ol, __m128i plen, struct rte_mbuf *m0,
-			     struct rte_mbuf *m1, struct rte_mbuf *m2, struct rte_mbuf *m3)
-{
-	const size_t ra = offsetof(struct rte_mbuf, rearm_data);
-	const size_t df = offsetof(struct rte_mbuf, rx_descriptor_fields1);
-
-	_mm_storeu_si128((__m128i *)((char *)m0 + ra), rearm_ol);
-	_mm_storeu_si128((__m128i *)((char *)m1 + ra), rearm_ol);
-	_mm_storeu_si128((__m128i *)((char *)m2 + ra), rearm_ol);
-	_mm_storeu_si128((__m128i *)((char *)m3 + ra), rearm_ol);
-	_mm_storeu_si128((__m128i *)((char *)m0 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(0)));
-	_mm_storeu_si128((__m128i *)((char *)m1 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(1)));
-	_mm_storeu_si128((__m128i *)((char *)m2 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(2)));
-	_mm_storeu_si128((__m128i *)((char *)m3 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(3)));
-}
-
-/* The first byte of a fresh mbuf's data (its destination's group bit). */
-static __rte_always_inline uint8_t vec_byte0(const struct rte_mbuf *m)
-{
-	return *((const uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM);
-}
-
-/* Multicast and broadcast among n packets of a group (some has the group bit). */
-static __rte_noinline void vec_mcast(struct gv_qstats *st, struct rte_mbuf *const *m, unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++) {
-		const uint8_t *d = rte_pktmbuf_mtod(m[i], const uint8_t *);
-
-		if ((d[0] & 1) && m[i]->data_len >= RTE_ETHER_ADDR_LEN) {
-			if (rte_is_broadcast_ether_addr((const struct rte_ether_addr *)d))
-				st->broadcast++;
-			else
-				st->multicast++;
-		}
-	}
-}
 
 /*
  * A group call's span: from entry k0 of the burst (used position pos0),
@@ -249,30 +159,6 @@ static __rte_always_inline struct vec_span vec_span(const struct gv_rxq *rxq, ui
 }
 
 /*
- * Size bins and bytes of the n packets a call took: ge[t] of them are at
- * least 64, 65, 128, 256, 512, 1024, 1519 bytes long (t = 0..6).
- */
-static __rte_always_inline void vec_stats(struct gv_qstats *st, const uint32_t ge[8], uint32_t n,
-					  uint32_t bytes)
-{
-	st->size_bins[0] += n - ge[0];
-	for (unsigned int t = 1; t < 7; t++)
-		st->size_bins[t] += ge[t - 1] - ge[t];
-	st->size_bins[7] += ge[6];
-	st->bytes += bytes;
-}
-
-/*
- * Size bins on 16-bit lanes, two thresholds per compare: a group's lengths
- * are packed to signed 16 bits (saturating at 32767, above every
- * threshold); each accumulator lane counts the packets longer than its
- * threshold - 1. GV_GE(t): that bound for threshold t; GV_GE_NONE fills
- * the unused eighth lane group (nothing is longer than 32767 there).
- */
-#define GV_GE(t) ((int16_t)((t) - 1))
-#define GV_GE_NONE ((int16_t)0x7fff)
-
-/*
  * Groups of 8 (AVX2) / 4 (SSE4.2) entries from *kp while there are that
  * many, they do not wrap the ring end and they are valid in step (id ==
  * position, header < length <= buffer, one vector check); the packets go
@@ -292,17 +178,13 @@ vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 	const __m256i hdrv = _mm256_set1_epi32((int)hdr);
 	const __m128i rearm_ol = _mm_set_epi64x((long long)rxq->mbuf_ol,
 						(long long)rxq->mbuf_rearm);
-	/* Accumulator j: thresholds j (low half) and j + 4 (high half). */
-	const __m256i t0 = _mm256_setr_m128i(_mm_set1_epi16(GV_GE(64)), _mm_set1_epi16(GV_GE(512)));
-	const __m256i t1 = _mm256_setr_m128i(_mm_set1_epi16(GV_GE(65)), _mm_set1_epi16(GV_GE(1024)));
-	const __m256i t2 = _mm256_setr_m128i(_mm_set1_epi16(GV_GE(128)), _mm_set1_epi16(GV_GE(1519)));
-	const __m256i t3 = _mm256_setr_m128i(_mm_set1_epi16(GV_GE(256)), _mm_set1_epi16(GV_GE_NONE));
-	__m256i sum = _mm256_setzero_si256(), ge0 = sum, ge1 = sum, ge2 = sum, ge3 = sum;
+	struct vec_acc8 acc;
 	/* The ids expected at the group's positions, in the order the shuffle gives them. */
 	__m256i want = _mm256_add_epi32(_mm256_set1_epi32((int)pos0),
 					_mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
 	uint32_t g, pos = pos0;
 
+	vec_acc8_init(&acc);
 	for (g = 0; g < groups; g++, pos += 8) {
 		__m256i e0, e1, ids, lens, t, ok, plen, c0, c1;
 		__m128i lo, hi;
@@ -325,17 +207,9 @@ vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 			break;
 		want = _mm256_add_epi32(want, _mm256_set1_epi32(8));
 		plen = _mm256_sub_epi32(lens, hdrv);
-		sum = _mm256_add_epi32(sum, plen);
+		vec_acc8_add(&acc, plen);
 		lo = _mm256_castsi256_si128(plen); /* entries 0 1 4 5 */
 		hi = _mm256_extracti128_si256(plen, 1); /* entries 2 3 6 7 */
-		{
-			const __m256i d16 = _mm256_broadcastsi128_si256(_mm_packs_epi32(lo, hi));
-
-			ge0 = _mm256_sub_epi16(ge0, _mm256_cmpgt_epi16(d16, t0));
-			ge1 = _mm256_sub_epi16(ge1, _mm256_cmpgt_epi16(d16, t1));
-			ge2 = _mm256_sub_epi16(ge2, _mm256_cmpgt_epi16(d16, t2));
-			ge3 = _mm256_sub_epi16(ge3, _mm256_cmpgt_epi16(d16, t3));
-		}
 		/* The mbufs: loaded once, stored out and used from registers. */
 		c0 = _mm256_loadu_si256((const __m256i *)&cks[pos]);
 		c1 = _mm256_loadu_si256((const __m256i *)&cks[pos + 4]);
@@ -351,23 +225,8 @@ vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 			vec_mcast(&rxq->q.st, m, 8);
 	}
 	*kp = k0 + 8 * g;
-	if (g != 0) {
-		const __m256i one = _mm256_set1_epi16(1);
-		uint32_t ge[8];
-		__m256i r;
-		__m128i x;
-
-		/* Lane sums: low half thresholds 0..3, high half 4..7. */
-		r = _mm256_hadd_epi32(_mm256_hadd_epi32(_mm256_madd_epi16(ge0, one),
-							_mm256_madd_epi16(ge1, one)),
-				      _mm256_hadd_epi32(_mm256_madd_epi16(ge2, one),
-							_mm256_madd_epi16(ge3, one)));
-		_mm256_storeu_si256((__m256i *)ge, r);
-		x = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
-		x = _mm_add_epi32(x, _mm_srli_si128(x, 8));
-		vec_stats(&rxq->q.st, ge, 8 * g,
-			  (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(x, _mm_srli_si128(x, 4))));
-	}
+	if (g != 0)
+		vec_acc8_flush(&acc, &rxq->q.st, 8 * g);
 }
 
 static __rte_noinline __attribute__((target("sse4.2"))) void
@@ -382,22 +241,14 @@ vec_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 	const __m128i hdrv = _mm_set1_epi32((int)hdr);
 	const __m128i rearm_ol = _mm_set_epi64x((long long)rxq->mbuf_ol,
 						(long long)rxq->mbuf_rearm);
-	/* Accumulator j: thresholds 2j (low half) and 2j + 1 (high half). */
-	const __m128i t0 = _mm_setr_epi16(GV_GE(64), GV_GE(64), GV_GE(64), GV_GE(64), GV_GE(65),
-					  GV_GE(65), GV_GE(65), GV_GE(65));
-	const __m128i t1 = _mm_setr_epi16(GV_GE(128), GV_GE(128), GV_GE(128), GV_GE(128), GV_GE(256),
-					  GV_GE(256), GV_GE(256), GV_GE(256));
-	const __m128i t2 = _mm_setr_epi16(GV_GE(512), GV_GE(512), GV_GE(512), GV_GE(512), GV_GE(1024),
-					  GV_GE(1024), GV_GE(1024), GV_GE(1024));
-	const __m128i t3 = _mm_setr_epi16(GV_GE(1519), GV_GE(1519), GV_GE(1519), GV_GE(1519),
-					  GV_GE_NONE, GV_GE_NONE, GV_GE_NONE, GV_GE_NONE);
-	__m128i sum = _mm_setzero_si128(), ge0 = sum, ge1 = sum, ge2 = sum, ge3 = sum;
+	struct vec_acc4 acc;
 	/* The ids expected at the group's positions. */
 	__m128i want = _mm_add_epi32(_mm_set1_epi32((int)pos0), _mm_setr_epi32(0, 1, 2, 3));
 	uint32_t g, pos = pos0;
 
+	vec_acc4_init(&acc);
 	for (g = 0; g < groups; g++, pos += 4) {
-		__m128i e0, e1, ids, lens, t, ok, plen, d16, c0, c1;
+		__m128i e0, e1, ids, lens, t, ok, plen, c0, c1;
 		struct rte_mbuf *m[4];
 
 		e0 = _mm_loadu_si128((const __m128i *)&ring[pos]);
@@ -415,12 +266,7 @@ vec_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 			break;
 		want = _mm_add_epi32(want, _mm_set1_epi32(4));
 		plen = _mm_sub_epi32(lens, hdrv);
-		sum = _mm_add_epi32(sum, plen);
-		d16 = _mm_packs_epi32(plen, plen);
-		ge0 = _mm_sub_epi16(ge0, _mm_cmpgt_epi16(d16, t0));
-		ge1 = _mm_sub_epi16(ge1, _mm_cmpgt_epi16(d16, t1));
-		ge2 = _mm_sub_epi16(ge2, _mm_cmpgt_epi16(d16, t2));
-		ge3 = _mm_sub_epi16(ge3, _mm_cmpgt_epi16(d16, t3));
+		vec_acc4_add(&acc, plen);
 		/* The mbufs: loaded once, stored out and used from registers. */
 		c0 = _mm_loadu_si128((const __m128i *)&cks[pos]);
 		c1 = _mm_loadu_si128((const __m128i *)&cks[pos + 2]);
@@ -434,19 +280,8 @@ vec_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 			vec_mcast(&rxq->q.st, m, 4);
 	}
 	*kp = k0 + 4 * g;
-	if (g != 0) {
-		const __m128i one = _mm_set1_epi16(1);
-		uint32_t ge[8];
-
-		/* Lane sums: thresholds 0..3, then 4..7. */
-		_mm_storeu_si128((__m128i *)ge, _mm_hadd_epi32(_mm_madd_epi16(ge0, one),
-							       _mm_madd_epi16(ge1, one)));
-		_mm_storeu_si128((__m128i *)&ge[4], _mm_hadd_epi32(_mm_madd_epi16(ge2, one),
-								   _mm_madd_epi16(ge3, one)));
-		sum = _mm_add_epi32(sum, _mm_srli_si128(sum, 8));
-		vec_stats(&rxq->q.st, ge, 4 * g,
-			  (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(sum, _mm_srli_si128(sum, 4))));
-	}
+	if (g != 0)
+		vec_acc4_flush(&acc, &rxq->q.st, 4 * g);
 }
 
 /*
@@ -543,8 +378,10 @@ gv_burst_fn gv_rx_vec_fn(const struct gv_hw *hw, enum gv_rx_path p)
 {
 	const bool mand = hw->barrier == GV_BARRIER_MANDATORY;
 
-	if (hw->layout != GV_LAYOUT_SPLIT || !gv_rx_vec_usable(p))
+	if (!gv_rx_vec_usable(p))
 		return gv_burst_none;
+	if (hw->layout == GV_LAYOUT_PACKED)
+		return gv_rx_vec_packed_fn(hw, p);
 	if (p == GV_RX_VEC_AVX2)
 		return mand ? rx_vec_avx2_mand : rx_vec_avx2_smp;
 	return mand ? rx_vec_sse_mand : rx_vec_sse_smp;

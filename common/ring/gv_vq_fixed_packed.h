@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gv_vq_fixed_packed.h - the packed ring's fixed mode, for vectorized RX
+ * bursts of one-descriptor device-writable buffers of one length: the
+ * packed twin of gv_vq_fixed.h.
+ *
+ * In fixed mode buffer id i is always posted at ring position i: a refill
+ * at position p writes desc[p].addr, then len (the fixed length), id p
+ * and the flags of the driver's wrap counter (one 64-bit store); the
+ * first descriptor of a batch keeps its flags back until
+ * gvb_kick_prepare() (write barrier, then those flags), as the device
+ * reads the ring in order and cannot pass it. A device that returns
+ * buffers in the order it took them (IN_ORDER, or what devices do with
+ * one-descriptor RX buffers) writes the used descriptor of buffer p at
+ * ring position p: a vector burst checks that the flags say used in this
+ * lap, the id is the position and the length is within the buffer, for
+ * several descriptors at a time.
+ *
+ * Trust: as gv_vq_fixed.h. Positions and buffer ids coincide, so the
+ * window of posted positions [fixed_old, avail_idx) is private state and
+ * what is in flight is derived from it: a buffer is in flight when its
+ * id is inside the window and it is not a hole (returned ahead of
+ * fixed_old, allowed without IN_ORDER). Only positions outside the
+ * window are posted again; they are free ring positions too (the window
+ * holds at least every position the device has not handed back), so a
+ * descriptor in flight is never rewritten. With no holes, fixed_old is
+ * the used position and the in-flight buffers are exactly the window,
+ * oldest first: the used descriptor at position used_idx + k (k below
+ * the number in flight) is valid when its flags say used in the lap of
+ * that position, its id is that position and its length at most
+ * gvpf_len(). Flags, ids and lengths are read from shared memory and
+ * checked before use; the flags before the id and length (read barrier).
+ * The cookies live in the private per-slot arrays (one per position, so
+ * a refill takes buffers from its allocator straight into them), and a
+ * hole flag per position.
+ *
+ * The caller enters the mode on an empty queue (gvpf_enable) and leaves
+ * it with gv_vq_reset(); gv_vq_detach() gives back what is in flight.
+ * Between the two, only the gvpf_* verbs and gvb_kick_prepare() may post
+ * or take buffers (gv_vq_enable_cb / disable_cb / used_pending work).
+ * Plain C11, no DPDK.
+ */
+#ifndef GV_VQ_FIXED_PACKED_H
+#define GV_VQ_FIXED_PACKED_H
+
+#include "gv_vq_packed.h"
+#include "gv_vq_priv.h"
+
+_Static_assert(sizeof(struct gv_slot) >= sizeof(void *), "fixed mode: a cookie per slot");
+_Static_assert(__builtin_offsetof(struct gv_packed_desc, len) == 8 &&
+		       __builtin_offsetof(struct gv_packed_desc, id) == 12 &&
+		       __builtin_offsetof(struct gv_packed_desc, flags) == 14,
+	       "packed desc layout");
+
+/* AVAIL and USED bits of a descriptor the device used in lap `wrap`. */
+#define GVPF_USED_BITS(wrap) ((wrap) ? (GV_DESC_F_AVAIL | GV_DESC_F_USED) : 0u)
+
+/*
+ * Enter fixed mode: every buffer posted from now on is device-writable
+ * and `len` bytes long. 0, -EIO (broken), -EINVAL (not packed, len 0) or
+ * -EBUSY (buffers in flight, or a batch not yet published).
+ */
+static inline int gvpf_enable(struct gv_vq *vq, uint32_t len)
+{
+	if (vq->broken)
+		return -EIO;
+	if (vq->layout != GV_LAYOUT_PACKED || len == 0)
+		return -EINVAL;
+	if (vq->inflight != 0 || vq->p.have_staged || vq->p.batch_open)
+		return -EBUSY;
+	/* num cookies over the slot array, num flags over the next array. */
+	vq->p.fixed_ck = (void **)(void *)vq->slot;
+	vq->p.fixed_hole = (uint8_t *)vq->next;
+	memset(vq->p.fixed_ck, 0, (size_t)vq->num * sizeof(void *));
+	memset(vq->p.fixed_hole, 0, vq->num);
+	vq->p.fixed = 1;
+	vq->p.fixed_len = len;
+	/* Nothing in flight: the used position is the avail position. */
+	vq->p.fixed_old = vq->p.avail_idx;
+	vq->p.fixed_holes = 0;
+	vq->num_free = vq->num;
+	return 0;
+}
+
+/* The mode is on and the queue not broken: the gvpf_* verbs may run. */
+GV_INLINE bool gvpf_on(const struct gv_vq *vq)
+{
+	return !vq->broken && vq->p.fixed;
+}
+
+/* Buffers that can be posted now (positions outside the window). */
+GV_INLINE uint32_t gvpf_room(const struct gv_vq *vq)
+{
+	return vq->num_free;
+}
+
+/*
+ * Where the next buffers go: the cookie array from the next free position
+ * to the ring's end, at most the free room; *n says how many (0 when the
+ * queue is broken, full or not in fixed mode). The caller stores cookies
+ * there, then posts them with gvpf_post_commit.
+ */
+GV_INLINE void **gvpf_post_slots(struct gv_vq *vq, uint32_t *n)
+{
+	const uint32_t pos = vq->p.avail_idx, to_end = vq->num - pos;
+
+	if (GV_UNLIKELY(!gvpf_on(vq))) {
+		*n = 0;
+		return NULL;
+	}
+	*n = vq->num_free < to_end ? vq->num_free : to_end;
+	return &vq->p.fixed_ck[pos];
+}
+
+/*
+ * Post the n cookies stored at gvpf_post_slots(): buffer k at the 64-bit
+ * address stored at byte offset addr_off of the object its cookie points
+ * to, plus addr_add. n at most what gvpf_post_slots() said. The batch's
+ * first descriptor (when none is held back yet) keeps its flags for
+ * gvb_kick_prepare(); the others sit behind it and are written whole.
+ */
+GV_INLINE void gvpf_post_commit(struct gv_vq *vq, uint32_t n, uint32_t addr_off, uint64_t addr_add)
+{
+	const uint16_t pos = vq->p.avail_idx;
+	const uint16_t flags = (uint16_t)(GV_DESC_F_WRITE | GV_PACKED_AVAIL_FLAGS(vq->p.avail_wrap));
+	struct gv_packed_desc *d = &vq->p.desc[pos];
+	void *const *ck = &vq->p.fixed_ck[pos];
+	void *const *const end = ck + n;
+	/* len, id, flags of the descriptor at d: the id goes up by one each. */
+	uint64_t tail = (uint64_t)flags << 48 | (uint64_t)pos << 32 | vq->p.fixed_len;
+
+#define GVPF_ADDR(j) (*(const uint64_t *)((const char *)ck[j] + addr_off) + addr_add)
+	if (n == 0)
+		return;
+	if (!vq->p.have_staged) {
+		d->addr = GVPF_ADDR(0);
+		d->len = vq->p.fixed_len;
+		d->id = pos;
+		vq->p.staged_pos = pos;
+		vq->p.staged_flags = flags;
+		vq->p.have_staged = 1;
+		ck++, d++;
+		tail += (uint64_t)1 << 32;
+	}
+	/* Pointers, not a 32-bit index: no index extension per descriptor. */
+#define GVPF_POST1(j)                                                          \
+	do {                                                                   \
+		d[j].addr = GVPF_ADDR(j);                                      \
+		gv_store64(&d[j].len, tail);                                   \
+		tail += (uint64_t)1 << 32;                                     \
+	} while (0)
+	for (; end - ck >= 4; ck += 4, d += 4) {
+		GVPF_POST1(0);
+		GVPF_POST1(1);
+		GVPF_POST1(2);
+		GVPF_POST1(3);
+	}
+	for (; ck < end; ck++, d++)
+		GVPF_POST1(0);
+#undef GVPF_POST1
+#undef GVPF_ADDR
+	if (pos + n == vq->num) {
+		vq->p.avail_idx = 0;
+		vq->p.avail_wrap ^= 1;
+	} else {
+		vq->p.avail_idx = (uint16_t)(pos + n);
+	}
+	vq->num_free -= n;
+	vq->inflight += n;
+	vq->p.added += n;
+}
+
+/* Post n buffers (fewer if the window is full) from cookies[]; how many. */
+GV_INLINE uint32_t gvpf_add(struct gv_vq *vq, void *const *cookies, uint32_t n, uint32_t addr_off,
+			    uint64_t addr_add)
+{
+	uint32_t done = 0;
+
+	while (done < n) {
+		uint32_t room;
+		void **slots = gvpf_post_slots(vq, &room);
+
+		if (room == 0)
+			break;
+		if (room > n - done)
+			room = n - done;
+		memcpy(slots, cookies + done, room * sizeof(*slots));
+		gvpf_post_commit(vq, room, addr_off, addr_add);
+		done += room;
+	}
+	return done;
+}
+
+/*
+ * True when no buffer came back ahead of the oldest: then the used
+ * descriptor at position gvpf_used_pos() + k, for k below
+ * gvpf_inflight(), is valid exactly as the header comment says.
+ */
+GV_INLINE bool gvpf_in_step(const struct gv_vq *vq)
+{
+	return vq->p.fixed_holes == 0;
+}
+
+GV_INLINE uint32_t gvpf_used_pos(const struct gv_vq *vq)
+{
+	return vq->p.used_idx;
+}
+
+/* The used wrap counter: the lap of the used position. */
+GV_INLINE uint32_t gvpf_used_wrap(const struct gv_vq *vq)
+{
+	return vq->p.used_wrap;
+}
+
+GV_INLINE uint32_t gvpf_num(const struct gv_vq *vq)
+{
+	return vq->num;
+}
+
+GV_INLINE uint32_t gvpf_inflight(const struct gv_vq *vq)
+{
+	return vq->inflight;
+}
+
+GV_INLINE uint32_t gvpf_len(const struct gv_vq *vq)
+{
+	return vq->p.fixed_len;
+}
+
+/* The descriptor ring, for reading used descriptors (untrusted). */
+GV_INLINE const struct gv_packed_desc *gvpf_ring(const struct gv_vq *vq)
+{
+	return vq->p.desc;
+}
+
+/* The cookie posted at position id (private state). */
+GV_INLINE void *gvpf_cookie(const struct gv_vq *vq, uint32_t id)
+{
+	return vq->p.fixed_ck[id];
+}
+
+/* The cookies by position (for vector loads of in-step descriptors). */
+GV_INLINE void *const *gvpf_cookies(const struct gv_vq *vq)
+{
+	return vq->p.fixed_ck;
+}
+
+/*
+ * Take the k buffers from the used position that the caller validated as
+ * gvpf_in_step() says (k at most gvpf_inflight(); it may cross the ring
+ * end); it has read their cookies with gvpf_cookie().
+ */
+GV_INLINE void gvpf_take_in_step(struct gv_vq *vq, uint32_t k)
+{
+	uint32_t pos = vq->p.used_idx + k;
+
+	if (pos >= vq->num) {
+		pos -= vq->num;
+		vq->p.used_wrap ^= 1;
+	}
+	vq->p.used_idx = (uint16_t)pos;
+	vq->p.fixed_old = (uint16_t)pos;
+	vq->num_free += k;
+	vq->inflight -= k;
+}
+
+/*
+ * One used descriptor at the used position, whatever the device wrote:
+ * 1 with *cookie and *len; 0 when it is not used yet (or nothing is in
+ * flight); -1 when the queue broke on it. Validated as gv_vq_get_used()
+ * does: flags impossible for our wrap state (bad_flags), then, after a
+ * read barrier, bad_id, id_not_inflight, bad_len, and bad_order with
+ * IN_ORDER; a buffer returned ahead of the oldest leaves a hole.
+ */
+static inline int gvpf_take_one(struct gv_vq *vq, void **cookie, uint32_t *len,
+				const enum gv_barrier B)
+{
+	const uint16_t pos = vq->p.used_idx;
+	const struct gv_packed_desc *d = &vq->p.desc[pos];
+	const uint16_t f = gv_load16(&d->flags);
+	const uint8_t a = !!(f & GV_DESC_F_AVAIL), u = !!(f & GV_DESC_F_USED), w = vq->p.used_wrap;
+	uint8_t *const hole = vq->p.fixed_hole;
+	const uint32_t num = vq->num, window = num - vq->num_free;
+	uint32_t id, l, at;
+
+	if (!gvpf_on(vq) || vq->inflight == 0)
+		return GV_UNLIKELY(vq->broken) ? -1 : 0;
+	if (a != w || u != w) {
+		if (a == w)
+			return 0; /* still available */
+		if (vq->p.have_staged && vq->p.staged_pos == pos)
+			return 0; /* our own head, not yet published */
+		GV_VQ_FAIL(vq, bad_flags);
+		return -1;
+	}
+	/* The flags load before the loads of id and length. */
+	gv_rmb(B);
+	id = gv_load16(&d->id);
+	l = gv_load32(&d->len);
+	if (GV_UNLIKELY(id >= num)) {
+		GV_VQ_FAIL(vq, bad_id);
+		return -1;
+	}
+	at = id >= vq->p.fixed_old ? id - vq->p.fixed_old : id + num - vq->p.fixed_old;
+	if (GV_UNLIKELY(at >= window || hole[id])) { /* outside, or returned already */
+		GV_VQ_FAIL(vq, id_not_inflight);
+		return -1;
+	}
+	if (GV_UNLIKELY(l > vq->p.fixed_len)) {
+		GV_VQ_FAIL(vq, bad_len);
+		return -1;
+	}
+	if (at == 0) {
+		uint32_t freed = 1;
+
+		/* The oldest is back: the window starts after it and the holes behind it. */
+		if (++vq->p.fixed_old == num)
+			vq->p.fixed_old = 0;
+		while (vq->p.fixed_holes && hole[vq->p.fixed_old]) {
+			hole[vq->p.fixed_old] = 0;
+			if (++vq->p.fixed_old == num)
+				vq->p.fixed_old = 0;
+			vq->p.fixed_holes--;
+			freed++;
+		}
+		vq->num_free += freed;
+	} else {
+		if (GV_UNLIKELY(vq->features & GV_VQ_F_IN_ORDER)) {
+			GV_VQ_FAIL(vq, bad_order);
+			return -1;
+		}
+		hole[id] = 1;
+		vq->p.fixed_holes++;
+	}
+	vq->inflight--;
+	if (pos + 1u == num) {
+		vq->p.used_idx = 0;
+		vq->p.used_wrap ^= 1;
+	} else {
+		vq->p.used_idx = (uint16_t)(pos + 1);
+	}
+	*cookie = vq->p.fixed_ck[id];
+	*len = l;
+	return 1;
+}
+
+/*
+ * gv_vq_used_pending() of a queue in fixed mode: used descriptors from
+ * the used position, at most the number in flight (one position each).
+ */
+static inline uint32_t gvpf_used_pending(const struct gv_vq *vq)
+{
+	uint32_t pos = vq->p.used_idx, w = vq->p.used_wrap, k = 0;
+
+	while (k < vq->inflight &&
+	       (gv_load16(&vq->p.desc[pos].flags) & (GV_DESC_F_AVAIL | GV_DESC_F_USED)) ==
+		       GVPF_USED_BITS(w)) {
+		k++;
+		if (++pos == vq->num) {
+			pos = 0;
+			w ^= 1;
+		}
+	}
+	return k;
+}
+
+/*
+ * gv_vq_detach() of a queue in fixed mode: the next buffer in flight
+ * (window order, holes skipped), or NULL.
+ */
+static inline void *gvpf_detach(struct gv_vq *vq)
+{
+	while (vq->num_free < vq->num) {
+		const uint32_t id = vq->p.fixed_old;
+
+		if (++vq->p.fixed_old == vq->num)
+			vq->p.fixed_old = 0;
+		vq->num_free++;
+		if (vq->p.fixed_hole[id]) { /* already returned */
+			vq->p.fixed_hole[id] = 0;
+			vq->p.fixed_holes--;
+			continue;
+		}
+		vq->inflight--;
+		return vq->p.fixed_ck[id];
+	}
+	return NULL;
+}
+
+#endif /* GV_VQ_FIXED_PACKED_H */

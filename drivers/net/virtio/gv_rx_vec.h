@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gv_rx_vec.h - what the vector RX paths of both ring layouts share
+ * (gv_rx_vec.c: split, gv_rx_vec_packed.c: packed): a short pool, a
+ * returned buffer taken one by one (runts are errors), and on x86 the
+ * vector pieces: four mbufs made fresh packets from four lengths, size
+ * bins and bytes counted in vectors of four or eight lengths, multicast
+ * among a group. Internal to
+ * the PMD.
+ */
+#ifndef GV_RX_VEC_H
+#define GV_RX_VEC_H
+
+#include "gv_rxtx.h"
+
+#ifdef RTE_ARCH_X86
+#include <immintrin.h>
+#endif
+
+static_assert(offsetof(struct rte_mbuf, ol_flags) == offsetof(struct rte_mbuf, rearm_data) + 8,
+	      "mbuf layout");
+static_assert(offsetof(struct rte_mbuf, hash) ==
+	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 12, "mbuf layout");
+
+/* gv_rx_vec_packed.c: the packed ring's bodies and its first refill. */
+gv_burst_fn gv_rx_vec_packed_fn(const struct gv_hw *hw, enum gv_rx_path p);
+void gv_rxq_refill_vec_packed(struct gv_rxq *rxq);
+
+/*
+ * The pool could not give n at once: fewer (halving) while any can be
+ * had, so the ring takes what there is. How many it got; when none, the
+ * free room left is counted as allocation failures.
+ */
+static __rte_noinline uint32_t vec_alloc_short(struct gv_rxq *rxq, void **slots, uint32_t n)
+{
+	while ((n /= 2) != 0 && rte_mempool_get_bulk(rxq->mp, slots, n) != 0)
+		;
+	if (n == 0)
+		rxq->nombuf += gvb_num_free(rxq->q.vq);
+	return n;
+}
+
+static __rte_always_inline void vec_count(struct gv_rxq *rxq, const struct rte_mbuf *m,
+					  uint32_t len)
+{
+	count_bins(&rxq->q.st, len, (const uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM, len);
+}
+
+/*
+ * A buffer a general verb returned with `len` bytes written: a packet
+ * into pkts[*nrx] (counted), or a runt (an error, the mbuf freed).
+ */
+static __rte_always_inline void vec_one(struct gv_rxq *rxq, struct rte_mbuf *m, uint32_t len,
+					struct rte_mbuf **pkts, uint16_t *nrx, uint64_t *bytes)
+{
+	const uint16_t hdr = rxq->hdr_size;
+
+	if (unlikely(len <= hdr)) {
+		rxq->q.st.errors++;
+		gv_rx_init_mbuf(rxq, m, 0);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	gv_rx_init_mbuf(rxq, m, len - hdr);
+	*bytes += len - hdr;
+	vec_count(rxq, m, len - hdr);
+	pkts[(*nrx)++] = m;
+}
+
+#ifdef RTE_ARCH_X86
+
+#define GV_SSE __rte_always_inline __attribute__((target("sse4.2")))
+
+/*
+ * The device wrote these bytes: a compiler must not load them again
+ * after the check (an opaque copy in a register).
+ */
+#define GV_OPAQUE(v) __asm__ volatile("" : "+x"(v))
+
+/* Bytes 4j..4j+3 of a vector of lengths into pkt_len, the low two into data_len. */
+#define GV_FIELDS_SHUF(j)                                                                  \
+	_mm_setr_epi8(-1, -1, -1, -1, 4 * (j), 4 * (j) + 1, 4 * (j) + 2, 4 * (j) + 3, 4 * (j), \
+		      4 * (j) + 1, -1, -1, -1, -1, -1, -1)
+
+/* Four mbufs from four packet lengths (lanes 0..3 of plen). */
+static GV_SSE void vec_init4(__m128i rearm_ol, __m128i plen, struct rte_mbuf *m0,
+			     struct rte_mbuf *m1, struct rte_mbuf *m2, struct rte_mbuf *m3)
+{
+	const size_t ra = offsetof(struct rte_mbuf, rearm_data);
+	const size_t df = offsetof(struct rte_mbuf, rx_descriptor_fields1);
+
+	_mm_storeu_si128((__m128i *)((char *)m0 + ra), rearm_ol);
+	_mm_storeu_si128((__m128i *)((char *)m1 + ra), rearm_ol);
+	_mm_storeu_si128((__m128i *)((char *)m2 + ra), rearm_ol);
+	_mm_storeu_si128((__m128i *)((char *)m3 + ra), rearm_ol);
+	_mm_storeu_si128((__m128i *)((char *)m0 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(0)));
+	_mm_storeu_si128((__m128i *)((char *)m1 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(1)));
+	_mm_storeu_si128((__m128i *)((char *)m2 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(2)));
+	_mm_storeu_si128((__m128i *)((char *)m3 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(3)));
+}
+
+/* The first byte of a fresh mbuf's data (its destination's group bit). */
+static __rte_always_inline uint8_t vec_byte0(const struct rte_mbuf *m)
+{
+	return *((const uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM);
+}
+
+/* Multicast and broadcast among n packets of a group (some has the group bit). */
+static __rte_noinline void vec_mcast(struct gv_qstats *st, struct rte_mbuf *const *m, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		const uint8_t *d = rte_pktmbuf_mtod(m[i], const uint8_t *);
+
+		if ((d[0] & 1) && m[i]->data_len >= RTE_ETHER_ADDR_LEN) {
+			if (rte_is_broadcast_ether_addr((const struct rte_ether_addr *)d))
+				st->broadcast++;
+			else
+				st->multicast++;
+		}
+	}
+}
+
+/*
+ * Size bins and bytes of the n packets a call took: ge[t] of them are at
+ * least 64, 65, 128, 256, 512, 1024, 1519 bytes long (t = 0..6).
+ */
+static __rte_always_inline void vec_stats(struct gv_qstats *st, const uint32_t ge[8], uint32_t n,
+					  uint32_t bytes)
+{
+	st->size_bins[0] += n - ge[0];
+	for (unsigned int t = 1; t < 7; t++)
+		st->size_bins[t] += ge[t - 1] - ge[t];
+	st->size_bins[7] += ge[6];
+	st->bytes += bytes;
+}
+
+/*
+ * Size bins on 16-bit lanes, two thresholds per compare: a group's lengths
+ * are packed to signed 16 bits (saturating at 32767, above every
+ * threshold); each accumulator lane counts the packets longer than its
+ * threshold - 1. GV_GE(t): that bound for threshold t; GV_GE_NONE fills
+ * the unused eighth lane group (nothing is longer than 32767 there).
+ */
+#define GV_GE(t) ((int16_t)((t) - 1))
+#define GV_GE_NONE ((int16_t)0x7fff)
+
+/*
+ * Bytes and size bins of groups of four packet lengths, in vectors:
+ * accumulator j counts thresholds 2j (low half) and 2j + 1 (high half).
+ */
+struct vec_acc4 {
+	__m128i sum, ge0, ge1, ge2, ge3;
+};
+
+static GV_SSE void vec_acc4_init(struct vec_acc4 *a)
+{
+	a->sum = a->ge0 = a->ge1 = a->ge2 = a->ge3 = _mm_setzero_si128();
+}
+
+static GV_SSE void vec_acc4_add(struct vec_acc4 *a, __m128i plen)
+{
+	const __m128i t0 = _mm_setr_epi16(GV_GE(64), GV_GE(64), GV_GE(64), GV_GE(64), GV_GE(65),
+					  GV_GE(65), GV_GE(65), GV_GE(65));
+	const __m128i t1 = _mm_setr_epi16(GV_GE(128), GV_GE(128), GV_GE(128), GV_GE(128), GV_GE(256),
+					  GV_GE(256), GV_GE(256), GV_GE(256));
+	const __m128i t2 = _mm_setr_epi16(GV_GE(512), GV_GE(512), GV_GE(512), GV_GE(512), GV_GE(1024),
+					  GV_GE(1024), GV_GE(1024), GV_GE(1024));
+	const __m128i t3 = _mm_setr_epi16(GV_GE(1519), GV_GE(1519), GV_GE(1519), GV_GE(1519),
+					  GV_GE_NONE, GV_GE_NONE, GV_GE_NONE, GV_GE_NONE);
+	const __m128i d16 = _mm_packs_epi32(plen, plen);
+
+	a->sum = _mm_add_epi32(a->sum, plen);
+	a->ge0 = _mm_sub_epi16(a->ge0, _mm_cmpgt_epi16(d16, t0));
+	a->ge1 = _mm_sub_epi16(a->ge1, _mm_cmpgt_epi16(d16, t1));
+	a->ge2 = _mm_sub_epi16(a->ge2, _mm_cmpgt_epi16(d16, t2));
+	a->ge3 = _mm_sub_epi16(a->ge3, _mm_cmpgt_epi16(d16, t3));
+}
+
+/* Into the queue's counters: the n packets added. */
+static GV_SSE void vec_acc4_flush(const struct vec_acc4 *a, struct gv_qstats *st, uint32_t n)
+{
+	const __m128i one = _mm_set1_epi16(1);
+	uint32_t ge[8];
+	__m128i sum;
+
+	/* Lane sums: thresholds 0..3, then 4..7. */
+	_mm_storeu_si128((__m128i *)ge, _mm_hadd_epi32(_mm_madd_epi16(a->ge0, one),
+						       _mm_madd_epi16(a->ge1, one)));
+	_mm_storeu_si128((__m128i *)&ge[4], _mm_hadd_epi32(_mm_madd_epi16(a->ge2, one),
+							   _mm_madd_epi16(a->ge3, one)));
+	sum = _mm_add_epi32(a->sum, _mm_srli_si128(a->sum, 8));
+	vec_stats(st, ge, n, (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(sum, _mm_srli_si128(sum, 4))));
+}
+
+#define GV_AVX2 __rte_always_inline __attribute__((target("avx2")))
+
+/*
+ * The same for groups of eight lengths in a 256-bit vector (any order of
+ * the entries): accumulator j counts thresholds j (low half) and j + 4
+ * (high half).
+ */
+struct vec_acc8 {
+	__m256i sum, ge0, ge1, ge2, ge3;
+};
+
+static GV_AVX2 void vec_acc8_init(struct vec_acc8 *a)
+{
+	a->sum = a->ge0 = a->ge1 = a->ge2 = a->ge3 = _mm256_setzero_si256();
+}
+
+static GV_AVX2 void vec_acc8_add(struct vec_acc8 *a, __m256i plen)
+{
+	/* Whole constants (one load each, or a memory operand), not built from halves. */
+#define GV_GE2(a, b) GV_GE(a), GV_GE(a), GV_GE(a), GV_GE(a), GV_GE(a), GV_GE(a), GV_GE(a), \
+		     GV_GE(a), b, b, b, b, b, b, b, b
+	const __m256i t0 = _mm256_setr_epi16(GV_GE2(64, GV_GE(512)));
+	const __m256i t1 = _mm256_setr_epi16(GV_GE2(65, GV_GE(1024)));
+	const __m256i t2 = _mm256_setr_epi16(GV_GE2(128, GV_GE(1519)));
+	const __m256i t3 = _mm256_setr_epi16(GV_GE2(256, GV_GE_NONE));
+#undef GV_GE2
+	const __m256i d16 = _mm256_broadcastsi128_si256(
+		_mm_packs_epi32(_mm256_castsi256_si128(plen), _mm256_extracti128_si256(plen, 1)));
+
+	a->sum = _mm256_add_epi32(a->sum, plen);
+	a->ge0 = _mm256_sub_epi16(a->ge0, _mm256_cmpgt_epi16(d16, t0));
+	a->ge1 = _mm256_sub_epi16(a->ge1, _mm256_cmpgt_epi16(d16, t1));
+	a->ge2 = _mm256_sub_epi16(a->ge2, _mm256_cmpgt_epi16(d16, t2));
+	a->ge3 = _mm256_sub_epi16(a->ge3, _mm256_cmpgt_epi16(d16, t3));
+}
+
+static GV_AVX2 void vec_acc8_flush(const struct vec_acc8 *a, struct gv_qstats *st, uint32_t n)
+{
+	const __m256i one = _mm256_set1_epi16(1);
+	uint32_t ge[8];
+	__m256i r;
+	__m128i x;
+
+	/* Lane sums: low half thresholds 0..3, high half 4..7. */
+	r = _mm256_hadd_epi32(_mm256_hadd_epi32(_mm256_madd_epi16(a->ge0, one),
+						_mm256_madd_epi16(a->ge1, one)),
+			      _mm256_hadd_epi32(_mm256_madd_epi16(a->ge2, one),
+						_mm256_madd_epi16(a->ge3, one)));
+	_mm256_storeu_si256((__m256i *)ge, r);
+	x = _mm_add_epi32(_mm256_castsi256_si128(a->sum), _mm256_extracti128_si256(a->sum, 1));
+	x = _mm_add_epi32(x, _mm_srli_si128(x, 8));
+	vec_stats(st, ge, n, (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(x, _mm_srli_si128(x, 4))));
+}
+
+#endif /* RTE_ARCH_X86 */
+
+#endif /* GV_RX_VEC_H */
