@@ -42,8 +42,8 @@ static __rte_always_inline void prefetch_w(const void *p)
  * (the pool's cache hands out the last freed first) and writes a packet
  * there. Without the hint that store waits for the other core to give
  * the line up, with the store buffer full behind it: testpmd txonly
- * measured ~60 TSC cycles per packet more there with gvirtio than with
- * DPDK's PMD, and packed guest TX stopped at ~18-20 Mpps (perf cpu-clock
+ * measured ~36 TSC cycles per packet more there next to gvirtio than
+ * next to DPDK's PMD, and packed guest TX stopped at ~18-20 Mpps (perf cpu-clock
  * profiles, docs/performance.md "Session 6"); asked for here, the
  * transfer overlaps the rest of the burst. A forwarded mbuf goes back to
  * an RX ring instead, where the device writes it next: taking the line
