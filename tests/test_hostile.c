@@ -15,6 +15,8 @@
  *   bad_used_idx        split: used->idx ahead of what is in flight
  *   bad_flags           packed: USED bit says "used" but AVAIL contradicts
  *   bad_order           IN_ORDER: a used id out of posting order
+ *   stale_batch         packed IN_ORDER: a batch left open by reclaim ends
+ *                       when get_used takes its last chain
  * Every case checks: the valid entries before the bad one are returned,
  * gv_vq_broken(), every later verb fails, exactly one stat counted, detach
  * returns each outstanding cookie once, and gv_vq_reset recovers.
@@ -426,6 +428,68 @@ static void t_bad_order(void **state)
 	gvt_q_free(&q);
 }
 
+/* Post n one-descriptor chains (cookie base+i, 100 writable bytes), take them. */
+static void post_take1(struct gvt_q *q, uint32_t n, uint32_t base, uint16_t *ids)
+{
+	struct gv_chain c;
+
+	for (uint32_t i = 0; i < n; i++)
+		assert_int_equal(gvt_post1(q, g_buf[i], 100, true, GVT_COOKIE(base + i)), 0);
+	gv_vq_flush(q->vq);
+	for (uint32_t i = 0; i < n; i++) {
+		assert_int_equal(gv_vqd_take(q->vqd, &c), 1);
+		ids[i] = c.id;
+	}
+}
+
+/*
+ * IN_ORDER, packed: a used descriptor closes a batch of three chains,
+ * reclaim takes one of them and leaves the batch open; the device then
+ * also writes the other two at their own positions and get_used takes
+ * them. Nothing of the batch is left: chains posted afterwards are not
+ * done until the device says so (a batch left open would hand them out).
+ * One-descriptor chains, so the burst verbs' fast loop sees them.
+ */
+static void t_stale_batch(void **state)
+{
+	const struct gvt_param *p = gvt_param(state);
+	struct gvt_q q;
+	struct gvt_inject in, mid;
+	uint16_t ids[3], ids2[2];
+	void *ck[NUM];
+	uint32_t lens[NUM];
+
+	gvt_q_setup(&q, p, NUM, GV_VQ_F_IN_ORDER, 0);
+	gvt_inject_init(&in);
+	post_take1(&q, 3, 0, ids);
+	mid = in;
+	gvt_inject_used(&q, &in, ids[2], 0, 3);
+	gvt_inject_skip(&q, &mid, 1);
+	gvt_inject_used(&q, &mid, ids[1], 4, 1);
+	gvt_inject_used(&q, &mid, ids[2], 4, 1);
+	assert_int_equal(gv_vq_reclaim_in_order(q.vq, ck, 1), 1);
+	assert_ptr_equal(ck[0], GVT_COOKIE(0));
+	assert_int_equal(get_all(&q, ck, lens), 2);
+	assert_ptr_equal(ck[0], GVT_COOKIE(1));
+	assert_ptr_equal(ck[1], GVT_COOKIE(2));
+	assert_int_equal(gv_vq_inflight(q.vq), 0);
+	assert_int_equal(gv_vq_used_pending(q.vq), 0);
+
+	/* Two more chains: in flight until the device returns them. */
+	post_take1(&q, 2, 3, ids2);
+	assert_int_equal(gv_vq_used_pending(q.vq), 0);
+	assert_int_equal(gv_vq_reclaim_in_order(q.vq, ck, NUM), 0);
+	assert_int_equal(get_all(&q, ck, lens), 0);
+	assert_int_equal(gv_vq_inflight(q.vq), 2);
+	gvt_inject_used(&q, &in, ids2[1], 0, 2);
+	assert_int_equal(gv_vq_reclaim_in_order(q.vq, ck, NUM), 2);
+	assert_ptr_equal(ck[0], GVT_COOKIE(3));
+	assert_ptr_equal(ck[1], GVT_COOKIE(4));
+	assert_false(gv_vq_broken(q.vq));
+	assert_int_equal(gv_vq_inflight(q.vq), 0);
+	gvt_q_free(&q);
+}
+
 /* --------------------------------------------------------- hostile driver */
 
 static void expect_bad_chain(struct gvt_q *q)
@@ -660,6 +724,7 @@ int main(void)
 		GVT_TEST_ALL(t_bad_len),
 		GVT_TEST_ALL(t_bad_len_readonly),
 		GVT_TEST_ALL(t_bad_order),
+		GVT_TEST_PACKED(t_stale_batch),
 		GVT_TEST_SPLIT(t_bad_used_idx),
 		GVT_TEST_PACKED(t_bad_flags),
 		GVT_TEST_SPLIT(t_dev_split_loops),

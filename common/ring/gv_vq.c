@@ -229,9 +229,11 @@ void *gv_vq_detach(struct gv_vq *vq)
 		if (vq->slot[id].ndesc == 0)
 			continue;
 		cookie = vq->slot[id].cookie;
-		if (vq->layout == GV_LAYOUT_PACKED)
+		if (vq->layout == GV_LAYOUT_PACKED) {
 			packed_free_id(vq, id);
-		else
+			if (!vq->inflight)
+				vq->p.batch_open = 0; /* no chain of it is left */
+		} else
 			split_free_chain(vq, id, false);
 		return cookie;
 	}

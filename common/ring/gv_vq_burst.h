@@ -398,6 +398,9 @@ GV_INLINE uint32_t packed_get_used_fast(struct gv_vq *vq, void **cookies, uint32
 	const uint16_t both = GV_DESC_F_AVAIL | GV_DESC_F_USED;
 	uint32_t k = 0;
 
+	/* Inside a batch reclaim left open: the general code closes it. */
+	if (in_order && GV_UNLIKELY(vq->p.batch_open))
+		return packed_get_used_t(vq, cookies, lens, n, true, B);
 	if (n > vq->inflight)
 		n = vq->inflight;
 	while (k < n) {

@@ -315,6 +315,13 @@ GV_INLINE uint32_t packed_get_used_t(struct gv_vq *vq, void **cookies, uint32_t 
 				break;
 			}
 			packed_order_pop(vq);
+			/*
+			 * A batch reclaim_in_order left open ends with its last
+			 * chain, whichever verb takes it; left open, it would
+			 * hand out chains posted later as done.
+			 */
+			if (GV_UNLIKELY(vq->p.batch_open) && id == vq->p.batch_last)
+				vq->p.batch_open = 0;
 		}
 		cookies[k] = vq->slot[id].cookie;
 		if (lens)
