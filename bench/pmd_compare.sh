@@ -152,6 +152,11 @@
 #                   (timer samples, no hardware counters needed); the report
 #                   adds each driver's time by shared object (bench/pmd_perf.py)
 #   PERF_HZ=N       perf's sampling rate (2999)
+#   PERF_PROC=be    profile the back-end testpmd instead (where a driver
+#                   makes the back-end slower: cache lines it shares with
+#                   it); implies KEEP=1, no summary in the report: read each
+#                   sample's perf.data with `perf report -i` (or
+#                   `python3 bench/pmd_perf.py summarize FILE`)
 #   KEEP=1          keep the per-sample logs (path printed at the end)
 #   DRY=1           print the rows and the run-time estimate, run nothing
 set -uo pipefail
@@ -163,7 +168,7 @@ RESULTS=$ROOT/bench/results
 # The exact command, for the report: the settings given, then the script.
 CMD=
 for v in FULL SWEEP ROUNDS SECS WARMUP SIZES FILTER CALLGRIND VG_ROWS VG_SECS VG_TRIES VG_NICE \
-	SWEEP_DIRS SWEEP_RINGS SWEEP_BURSTS SWEEP_DPDK HUGE PERF PERF_HZ PLUGIN; do
+	SWEEP_DIRS SWEEP_RINGS SWEEP_BURSTS SWEEP_DPDK HUGE PERF PERF_HZ PERF_PROC PLUGIN; do
 	[ -n "${!v+set}" ] || continue
 	if [[ ${!v} =~ ^[A-Za-z0-9_./,:+-]*$ ]]; then CMD+="$v=${!v} "; else CMD+="$v='${!v}' "; fi
 done
@@ -193,6 +198,7 @@ HUGE=${HUGE:-1}
 KEEP=${KEEP:-0}
 PERF=${PERF:-0}
 PERF_HZ=${PERF_HZ:-2999}
+PERF_PROC=${PERF_PROC:-fe}
 MEM_MB=256
 MBUFS=16384
 
@@ -204,6 +210,8 @@ for v in ROUNDS SECS VG_SECS VG_TRIES PERF_HZ; do
 done
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be an integer"
 [[ $PERF =~ ^[01]$ ]] || die "PERF must be 0 or 1"
+[[ $PERF_PROC =~ ^(fe|be)$ ]] || die "PERF_PROC must be fe or be"
+[ "$PERF_PROC" = be ] && KEEP=1
 [[ $SWEEP_DPDK =~ ^(cross|all|none)$ ]] || die "SWEEP_DPDK must be cross, all or none"
 for v in $SWEEP_RINGS $SWEEP_BURSTS; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || die "SWEEP_RINGS / SWEEP_BURSTS: positive integers"
@@ -506,7 +514,9 @@ sample() {
 			[ "$first" = 1 ] && [ "$n" -gt 0 ] && { tmark first-rate; first=0; }
 			# the profile covers the measured seconds: from the end of the warm-up
 			if [ "$PERF" = 1 ] && [ -z "$perf_pid" ] && [ "$n" -ge "$WARMUP" ] && [ "$n" -gt 0 ]; then
-				perf record -q -e cpu-clock -F "$PERF_HZ" -p "$FE_PID" -o "$d/perf.data" \
+				local perf_target=$FE_PID
+				[ "$PERF_PROC" = be ] && perf_target=$BE_PID
+				perf record -q -e cpu-clock -F "$PERF_HZ" -p "$perf_target" -o "$d/perf.data" \
 					-- sleep "$SECS" >"$d/perf.log" 2>&1 &
 				perf_pid=$!
 			fi
@@ -542,7 +552,7 @@ sample() {
 	fi
 	[ "$ok" = 1 ] || NFAIL=$((NFAIL + 1))
 	local perf_json=""
-	if [ "$PERF" = 1 ]; then
+	if [ "$PERF" = 1 ] && [ "$PERF_PROC" = fe ]; then
 		perf_json=$d/perf.json
 		python3 "$ROOT/bench/pmd_perf.py" summarize "$d/perf.data" >"$perf_json" 2>>"$d/perf.log" ||
 			note="${note:+$note; }no perf profile"
