@@ -326,7 +326,13 @@ GV_INLINE void split_add_run(uint16_t *avail, uint16_t *order, const struct gv_s
 		struct gv_split_desc *const d = desc + h;
 		struct gv_slot *const sl = slot + h;
 
-		av[j] = (uint16_t)h;
+		/*
+		 * IN_ORDER: from the second lap on the entry holds this id
+		 * already; leaving it unwritten keeps its line valid in the
+		 * device's cache, one miss fewer there per line of entries.
+		 */
+		if (!in_order || av[j] != (uint16_t)h)
+			av[j] = (uint16_t)h;
 		if (in_order) /* the posting order: read by IN_ORDER gets only */
 			od[j] = (uint16_t)h;
 		head = next[h];
