@@ -18,8 +18,9 @@
  * which validates and counts like gv_vq_get_used(): the queue breaks on a
  * bad id, length or index; a runt packet is an error and its mbuf is
  * freed. Refill takes mbufs from the pool straight into the core's
- * cookie array and writes only descriptor addresses. A queue whose fixed
- * mode could not be set up moves nothing.
+ * cookie array and writes only descriptor addresses. A queue whose ring
+ * cannot enter fixed mode fails the port's start (gv_rxq_refill_vec
+ * returns the error).
  *
  * The vector bodies are compiled with target attributes, so the default
  * build needs no -march; other architectures get no vector path. Packed
@@ -48,12 +49,11 @@ bool gv_rx_vec_usable(enum gv_rx_path p)
 }
 
 /* Fixed mode and the first buffers, either layout (port start, restart). */
-void gv_rxq_refill_vec(struct gv_rxq *rxq)
+int gv_rxq_refill_vec(struct gv_rxq *rxq)
 {
 	if (rxq->q.hw->layout == GV_LAYOUT_PACKED)
-		vec_refill_first(rxq, GV_LAYOUT_PACKED);
-	else
-		vec_refill_first(rxq, GV_LAYOUT_SPLIT);
+		return vec_refill_first(rxq, GV_LAYOUT_PACKED);
+	return vec_refill_first(rxq, GV_LAYOUT_SPLIT);
 }
 
 #ifdef RTE_ARCH_X86

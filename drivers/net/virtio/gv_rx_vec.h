@@ -135,9 +135,10 @@ static __rte_always_inline void vec_refill(struct gv_rxq *rxq, const enum gv_lay
 
 /*
  * A queue's first buffers on the vector path (port start, restart): the
- * ring into fixed mode, then a refill.
+ * ring into fixed mode, then a refill. 0, or the core's error when the
+ * ring cannot enter fixed mode (logged; nothing posted).
  */
-static __rte_always_inline void vec_refill_first(struct gv_rxq *rxq, const enum gv_layout L)
+static __rte_always_inline int vec_refill_first(struct gv_rxq *rxq, const enum gv_layout L)
 {
 	struct gv_vq *vq = rxq->q.vq;
 	const int ret = L == GV_LAYOUT_SPLIT ? gv_vq_fixed_enable(vq, rxq->seg_len)
@@ -146,12 +147,13 @@ static __rte_always_inline void vec_refill_first(struct gv_rxq *rxq, const enum 
 	if (ret) {
 		GV_LOG(ERR, "%s: rx queue %u: cannot set up the vector path's ring (%s)",
 		       rxq->q.hw->name, rxq->q.queue_id, strerror(-ret));
-		return;
+		return ret;
 	}
 	if (rxq->q.hw->barrier == GV_BARRIER_MANDATORY)
 		vec_refill(rxq, L, GV_BARRIER_MANDATORY);
 	else
 		vec_refill(rxq, L, GV_BARRIER_SMP);
+	return 0;
 }
 
 /*
