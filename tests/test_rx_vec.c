@@ -12,14 +12,19 @@
  * sizes from 32 to 1024 (packed: also 100 and 1000, not powers of two)
  * with the bytes, order, counters and size bins
  * checked; stop/start cycles give every mbuf back; a pool smaller than
- * the ring.
+ * the ring; a start whose RX ring cannot enter fixed mode fails and
+ * gives every mbuf back.
  */
 #include <stdlib.h>
 
 #include <rte_cpuflags.h>
 #include <rte_vect.h>
 
+#include <ethdev_driver.h>
+
+#include "gv_pmd.h"
 #include "gv_test_loop.h"
+#include "gv_vq_priv.h"
 
 /* GV_RX_* of gv_pmd.h, as the rx_path xstat reports them. */
 enum { RX_SIMPLE = 0, RX_MRG = 1, RX_FULL = 2, RX_VEC_SSE = 3, RX_VEC_AVX2 = 4 };
@@ -353,6 +358,73 @@ static void test_small_pool(void **state)
 	small_pool(1);
 }
 
+/*
+ * The ring of an RX queue cannot enter fixed mode (the core refuses a
+ * broken queue; the test breaks queue 1's before the start, as a bad
+ * device write would): the start fails with that error and the log names
+ * the port and queue; queue 0's buffers, posted before, are back in the
+ * pool. The stop path reset the ring, so the next start runs and the
+ * queue moves traffic; after close the pool is full.
+ */
+static void enable_fails(int packed)
+{
+	struct rte_eth_conf conf;
+	struct rte_ether_addr mac;
+	struct rte_mbuf *tx[8], *r[16];
+	struct gv_rxq *rxq;
+	struct port p;
+	char a[160], want[96];
+
+	assert_int_equal(port_probe(&p, with_layout(a, sizeof(a), packed,
+						    "mrg_rxbuf=0,vectorized=1,queues=2")), 0);
+	memset(&conf, 0, sizeof(conf));
+	assert_int_equal(rte_eth_dev_configure(p.id, 2, 2, &conf), 0);
+	for (uint16_t q = 0; q < 2; q++) {
+		assert_int_equal(rte_eth_rx_queue_setup(p.id, q, 256, SOCKET_ID_ANY, NULL, mp), 0);
+		assert_int_equal(rte_eth_tx_queue_setup(p.id, q, 256, SOCKET_ID_ANY, NULL), 0);
+	}
+	rxq = rte_eth_devices[p.id].data->rx_queues[1];
+	GV_VQ_FAIL(rxq->q.vq, bad_id);
+	log_start();
+	assert_int_equal(rte_eth_dev_start(p.id), -EIO);
+	snprintf(want, sizeof(want), "%s: rx queue 1: cannot set up the vector path's ring",
+		 p.name);
+	assert_true(log_has(want));
+	assert_false(rte_eth_devices[p.id].data->dev_started);
+	assert_int_equal(rte_mempool_in_use_count(mp), 0);
+	/* Started for real: both queues hold buffers and move traffic. */
+	assert_int_equal(rte_eth_dev_start(p.id), 0);
+	assert_int_equal(xstat(&p, "rx_path"), (uint64_t)expected_vec_path());
+	assert_int_equal(rte_mempool_in_use_count(mp), 2 * 256);
+	rte_eth_macaddr_get(p.id, &mac);
+	for (uint16_t q = 0; q < 2; q++) {
+		uint16_t k;
+
+		for (uint16_t i = 0; i < 8; i++)
+			tx[i] = frame(mp, &mac, flen(i), i, -1);
+		send_all(&p, q, tx, 8);
+		k = recv_all(&p, q, r, 16);
+		assert_int_equal(k, 8);
+		for (uint16_t i = 0; i < k; i++)
+			check_frame(r[i], &mac, i);
+		free_all(r, k);
+	}
+	port_remove(&p);
+	assert_int_equal(rte_mempool_avail_count(mp), mp->size);
+}
+
+static void test_enable_fails(void **state)
+{
+	(void)state;
+	/* Without a vector path (SIMD limit 64) no ring enters fixed mode. */
+	if (expected_vec_path() == RX_SIMPLE) {
+		assert_true(simd_limit == 64 || rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_2) <= 0);
+		return;
+	}
+	enable_fails(0);
+	enable_fails(1);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +434,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_traffic_packed),
 		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_small_pool),
+		cmocka_unit_test(test_enable_fails),
 	};
 	static char prefix[64];
 	char *eal[] = { argv[0], "--no-huge", "-m", "256", "--no-pci", "--no-telemetry",

@@ -456,7 +456,8 @@ static void drain_all(struct rte_eth_dev *dev)
 /*
  * Hand every (reset) ring to the device and start it: queues, control
  * queue, DRIVER_OK, the control state, RX buffers. Shared by start and
- * by a restart under a running port.
+ * by a restart under a running port; on an error the caller stops the
+ * device and drains every queue (buffers already posted come back).
  */
 static int rings_go(struct rte_eth_dev *dev)
 {
@@ -484,7 +485,12 @@ static int rings_go(struct rte_eth_dev *dev)
 	/* Polling by default: no interrupts (eventfd writes) from the device. */
 	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {
 		gv_vq_disable_cb(((struct gv_rxq *)dev->data->rx_queues[i])->q.vq);
-		gv_rxq_refill(dev->data->rx_queues[i]);
+		/* A queue left without buffers (logged) fails it all; the caller drains. */
+		ret = gv_rxq_refill(dev->data->rx_queues[i]);
+		if (ret) {
+			hw->started = false;
+			return ret;
+		}
 	}
 	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
 		gv_vq_disable_cb(((struct gv_txq *)dev->data->tx_queues[i])->q.vq);

@@ -226,7 +226,8 @@ uint16_t gv_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n);
 typedef uint16_t (*gv_burst_fn)(void *q, struct rte_mbuf **pkts, uint16_t n);
 gv_burst_fn gv_rx_fn(const struct gv_hw *hw, enum gv_rx_path p);
 gv_burst_fn gv_tx_fn(const struct gv_hw *hw, enum gv_tx_path p);
-void gv_rxq_refill(struct gv_rxq *rxq);
+/* 0, or the error (logged) that leaves the queue without buffers: the start fails. */
+int gv_rxq_refill(struct gv_rxq *rxq);
 /* Send on a queue the caller already holds (gv_queue_pause). */
 uint16_t gv_tx_owned(const struct gv_hw *hw, struct gv_txq *txq, struct rte_mbuf **pkts,
 		     uint16_t n);
@@ -241,8 +242,8 @@ static inline bool gv_rx_path_vec(enum gv_rx_path p)
 /* This CPU and EAL's SIMD limit (--force-max-simd-bitwidth) allow path p. */
 bool gv_rx_vec_usable(enum gv_rx_path p);
 gv_burst_fn gv_rx_vec_fn(const struct gv_hw *hw, enum gv_rx_path p);
-/* Fixed-ring mode and the first buffers (port start, restart). */
-void gv_rxq_refill_vec(struct gv_rxq *rxq);
+/* Fixed-ring mode and the first buffers (port start, restart): 0 or its error. */
+int gv_rxq_refill_vec(struct gv_rxq *rxq);
 
 /* gv_path.c */
 /*

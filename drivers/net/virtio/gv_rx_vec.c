@@ -18,19 +18,20 @@
  * which validates and counts like gv_vq_get_used(): the queue breaks on a
  * bad id, length or index; a runt packet is an error and its mbuf is
  * freed. Refill takes mbufs from the pool straight into the core's
- * cookie array and writes only descriptor addresses. A queue whose fixed
- * mode could not be set up moves nothing.
+ * cookie array and writes only descriptor addresses. A queue whose ring
+ * cannot enter fixed mode fails the port's start (gv_rxq_refill_vec
+ * returns the error).
  *
  * The vector bodies are compiled with target attributes, so the default
  * build needs no -march; other architectures get no vector path. Packed
- * rings: gv_rx_vec_packed.c (this file's gv_rx_vec_fn and
- * gv_rxq_refill_vec hand them over); what both share: gv_rx_vec.h.
+ * rings: gv_rx_vec_packed.c (this file's gv_rx_vec_fn hands them over;
+ * gv_rxq_refill_vec serves both); what both share (the refill, the
+ * general verb's loop, the end of a burst, vector pieces): gv_rx_vec.h.
  */
 #include <rte_cpuflags.h>
 #include <rte_vect.h>
 
 #include "gv_rx_vec.h"
-#include "gv_vq_fixed.h"
 
 bool gv_rx_vec_usable(enum gv_rx_path p)
 {
@@ -47,83 +48,12 @@ bool gv_rx_vec_usable(enum gv_rx_path p)
 	return false;
 }
 
-/* ------------------------------------------------ what both widths share -- */
-
-/*
- * Post buffers on every free position (up to the ring's end, then from
- * 0), raw from the pool straight into the core's cookie array; then kick.
- */
-static __rte_always_inline void vec_refill(struct gv_rxq *rxq, const enum gv_barrier B)
+/* Fixed mode and the first buffers, either layout (port start, restart). */
+int gv_rxq_refill_vec(struct gv_rxq *rxq)
 {
-	struct gv_vq *vq = rxq->q.vq;
-	const uint64_t front = RTE_PKTMBUF_HEADROOM - rxq->hdr_size;
-	uint32_t n;
-	void **slots;
-
-	while ((slots = gvf_post_slots(vq, &n)), n != 0) {
-		if (unlikely(rte_mempool_get_bulk(rxq->mp, slots, n) != 0) &&
-		    (n = vec_alloc_short(rxq, slots, n)) == 0)
-			break;
-		gvf_post_commit(vq, n, rxq->addr_off, front);
-	}
-	kick(&rxq->q, GV_LAYOUT_SPLIT, B);
-}
-
-void gv_rxq_refill_vec(struct gv_rxq *rxq)
-{
-	int ret;
-
-	if (rxq->q.hw->layout == GV_LAYOUT_PACKED) {
-		gv_rxq_refill_vec_packed(rxq);
-		return;
-	}
-	ret = gv_vq_fixed_enable(rxq->q.vq, rxq->seg_len);
-	if (ret) {
-		GV_LOG(ERR, "%s: rx queue %u: cannot set up the vector path's ring (%s)",
-		       rxq->q.hw->name, rxq->q.queue_id, strerror(-ret));
-		return;
-	}
-	if (rxq->q.hw->barrier == GV_BARRIER_MANDATORY)
-		vec_refill(rxq, GV_BARRIER_MANDATORY);
-	else
-		vec_refill(rxq, GV_BARRIER_SMP);
-}
-
-/*
- * Entries from the current one to `got`, one by one through the core's
- * general verb (out of order, runts, anything odd). The packets kept.
- */
-static __rte_noinline uint16_t vec_slow(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint16_t nrx,
-					uint32_t left, uint64_t *bytes)
-{
-	while (left--) {
-		void *ck;
-		uint32_t len;
-
-		if (!gvf_take_one(rxq->q.vq, &ck, &len))
-			break; /* broken: the mbuf stays posted, detach gives it back */
-		vec_one(rxq, ck, len, pkts, &nrx, bytes);
-	}
-	return nrx;
-}
-
-static __rte_always_inline void vec_finish(struct gv_rxq *rxq, uint16_t nrx, uint64_t bytes,
-					   const enum gv_barrier B)
-{
-	rxq->q.st.bytes += bytes;
-	rxq->q.st.packets += nrx;
-	if (gvf_room(rxq->q.vq) >= rxq->refill_thresh)
-		vec_refill(rxq, B);
-	if (unlikely(gvb_broken(rxq->q.vq)))
-		gv_queue_broken(&rxq->q, "rx");
-}
-
-static __rte_noinline void vec_finish_idle(struct gv_rxq *rxq, const enum gv_barrier B)
-{
-	if (B == GV_BARRIER_MANDATORY)
-		vec_finish(rxq, 0, 0, GV_BARRIER_MANDATORY);
-	else
-		vec_finish(rxq, 0, 0, GV_BARRIER_SMP);
+	if (rxq->q.hw->layout == GV_LAYOUT_PACKED)
+		return vec_refill_first(rxq, GV_LAYOUT_PACKED);
+	return vec_refill_first(rxq, GV_LAYOUT_SPLIT);
 }
 
 #ifdef RTE_ARCH_X86
@@ -317,7 +247,7 @@ static __rte_always_inline void vec_singles(struct gv_rxq *rxq, struct rte_mbuf 
  * The burst, width 4 (SSE4.2) or 8 (AVX2), for barrier policy B: groups
  * while they are valid in step, in-step entries one at a time where a
  * group would wrap the ring end, the rest (or all, while a buffer is out
- * of order) by vec_slow.
+ * of order) by the general verb (vec_slow).
  */
 static __rte_always_inline uint16_t vec_burst(struct gv_rxq *rxq, struct rte_mbuf **pkts,
 					      uint16_t n, const int width, const enum gv_barrier B)
@@ -333,7 +263,7 @@ static __rte_always_inline uint16_t vec_burst(struct gv_rxq *rxq, struct rte_mbu
 	if (got == 0) {
 		/* A poll that finds nothing: the refill retry out of line, if due. */
 		if (unlikely(gvf_room(vq) >= rxq->refill_thresh || gvb_broken(vq)))
-			vec_finish_idle(rxq, B);
+			vec_finish_idle(rxq, GV_LAYOUT_SPLIT, B);
 		return 0;
 	}
 	if (likely(gvf_in_step(vq))) {
@@ -351,8 +281,8 @@ static __rte_always_inline uint16_t vec_burst(struct gv_rxq *rxq, struct rte_mbu
 	}
 	nrx = (uint16_t)k;
 	if (unlikely(k < got))
-		nrx = vec_slow(rxq, pkts, nrx, got - k, &bytes);
-	vec_finish(rxq, nrx, bytes, B);
+		nrx = vec_slow(rxq, pkts, nrx, got, &bytes, GV_LAYOUT_SPLIT, B);
+	vec_finish(rxq, nrx, bytes, GV_LAYOUT_SPLIT, B);
 	return nrx;
 }
 

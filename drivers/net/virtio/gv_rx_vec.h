@@ -2,16 +2,20 @@
 /*
  * gv_rx_vec.h - what the vector RX paths of both ring layouts share
  * (gv_rx_vec.c: split, gv_rx_vec_packed.c: packed): a short pool, a
- * returned buffer taken one by one (runts are errors), and on x86 the
- * vector pieces: four mbufs made fresh packets from four lengths, size
- * bins and bytes counted in vectors of four or eight lengths, multicast
- * among a group. Internal to
- * the PMD.
+ * returned buffer taken one by one (runts are errors), the refill, the
+ * general verb's loop and the end of a burst for either layout (the
+ * layout a literal `L`: each copy calls the split gvf_* or packed gvpf_*
+ * fixed-mode verbs, no run-time choice), and on x86 the vector pieces:
+ * four mbufs made fresh packets from four lengths, size bins and bytes
+ * counted in vectors of four or eight lengths, multicast among a group.
+ * Internal to the PMD.
  */
 #ifndef GV_RX_VEC_H
 #define GV_RX_VEC_H
 
 #include "gv_rxtx.h"
+#include "gv_vq_fixed.h"
+#include "gv_vq_fixed_packed.h"
 
 #ifdef RTE_ARCH_X86
 #include <immintrin.h>
@@ -22,9 +26,8 @@ static_assert(offsetof(struct rte_mbuf, ol_flags) == offsetof(struct rte_mbuf, r
 static_assert(offsetof(struct rte_mbuf, hash) ==
 	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 12, "mbuf layout");
 
-/* gv_rx_vec_packed.c: the packed ring's bodies and its first refill. */
+/* gv_rx_vec_packed.c: the packed ring's bodies. */
 gv_burst_fn gv_rx_vec_packed_fn(const struct gv_hw *hw, enum gv_rx_path p);
-void gv_rxq_refill_vec_packed(struct gv_rxq *rxq);
 
 /*
  * The pool could not give n at once: fewer (halving) while any can be
@@ -65,6 +68,176 @@ static __rte_always_inline void vec_one(struct gv_rxq *rxq, struct rte_mbuf *m, 
 	*bytes += len - hdr;
 	vec_count(rxq, m, len - hdr);
 	pkts[(*nrx)++] = m;
+}
+
+/* ------------------------------------ both layouts, by the literal L -- */
+
+/*
+ * The fixed-mode verbs of layout L: split (gv_vq_fixed.h) or packed
+ * (gv_vq_fixed_packed.h). L is a literal at every call, so each copy
+ * calls one of them (as the core's gv_vq_burst.h verbs do).
+ */
+static __rte_always_inline void **vec_post_slots(struct gv_vq *vq, uint32_t *n,
+						 const enum gv_layout L)
+{
+	return L == GV_LAYOUT_SPLIT ? gvf_post_slots(vq, n) : gvpf_post_slots(vq, n);
+}
+
+static __rte_always_inline void vec_post_commit(struct gv_vq *vq, uint32_t n, uint32_t addr_off,
+						uint64_t addr_add, const enum gv_layout L)
+{
+	if (L == GV_LAYOUT_SPLIT)
+		gvf_post_commit(vq, n, addr_off, addr_add);
+	else
+		gvpf_post_commit(vq, n, addr_off, addr_add);
+}
+
+static __rte_always_inline uint32_t vec_room(const struct gv_vq *vq, const enum gv_layout L)
+{
+	return L == GV_LAYOUT_SPLIT ? gvf_room(vq) : gvpf_room(vq);
+}
+
+/*
+ * One entry through the general verb: true with *ck and *len; false when
+ * the queue broke on it, or (packed) the descriptor is not used yet. The
+ * split verb reads no flags (gvf_ready's read barrier covers the entry),
+ * so B only matters to packed.
+ */
+static __rte_always_inline bool vec_take_one(struct gv_vq *vq, void **ck, uint32_t *len,
+					     const enum gv_layout L, const enum gv_barrier B)
+{
+	if (L == GV_LAYOUT_SPLIT)
+		return gvf_take_one(vq, ck, len) != 0;
+	return gvpf_take_one(vq, ck, len, B) > 0;
+}
+
+/*
+ * Post buffers on every free position (up to the ring's end, then from
+ * 0), raw from the pool straight into the core's cookie array; then kick
+ * (packed: the batch's first flags are published there).
+ */
+static __rte_always_inline void vec_refill(struct gv_rxq *rxq, const enum gv_layout L,
+					   const enum gv_barrier B)
+{
+	struct gv_vq *vq = rxq->q.vq;
+	const uint64_t front = RTE_PKTMBUF_HEADROOM - rxq->hdr_size;
+	uint32_t n;
+	void **slots;
+
+	while ((slots = vec_post_slots(vq, &n, L)), n != 0) {
+		if (unlikely(rte_mempool_get_bulk(rxq->mp, slots, n) != 0) &&
+		    (n = vec_alloc_short(rxq, slots, n)) == 0)
+			break;
+		vec_post_commit(vq, n, rxq->addr_off, front, L);
+	}
+	kick(&rxq->q, L, B);
+}
+
+/*
+ * A queue's first buffers on the vector path (port start, restart): the
+ * ring into fixed mode, then a refill. 0, or the core's error when the
+ * ring cannot enter fixed mode (logged; nothing posted).
+ */
+static __rte_always_inline int vec_refill_first(struct gv_rxq *rxq, const enum gv_layout L)
+{
+	struct gv_vq *vq = rxq->q.vq;
+	const int ret = L == GV_LAYOUT_SPLIT ? gv_vq_fixed_enable(vq, rxq->seg_len)
+					     : gvpf_enable(vq, rxq->seg_len);
+
+	if (ret) {
+		GV_LOG(ERR, "%s: rx queue %u: cannot set up the vector path's ring (%s)",
+		       rxq->q.hw->name, rxq->q.queue_id, strerror(-ret));
+		return ret;
+	}
+	if (rxq->q.hw->barrier == GV_BARRIER_MANDATORY)
+		vec_refill(rxq, L, GV_BARRIER_MANDATORY);
+	else
+		vec_refill(rxq, L, GV_BARRIER_SMP);
+	return 0;
+}
+
+/*
+ * Entries one by one through the core's general verb (out of order,
+ * runts, anything odd) into pkts[nrx...]; the packets kept. Where it
+ * stops differs by layout: split's used index said which entries are
+ * there (gvf_ready), so it takes the burst's entries nrx..end-1 (runts
+ * dropped on the way still count as entries); packed has no index and
+ * takes descriptors until `end` packets, or one not used yet. A broken
+ * queue stops both: its mbuf stays posted, detach gives it back.
+ */
+static __rte_always_inline uint16_t vec_slow_body(struct gv_rxq *rxq, struct rte_mbuf **pkts,
+						  uint16_t nrx, uint32_t end, uint64_t *bytes,
+						  const enum gv_layout L, const enum gv_barrier B)
+{
+	uint32_t k = nrx; /* split: the next entry of the burst */
+
+	while (L == GV_LAYOUT_SPLIT ? k++ < end : nrx < end) {
+		void *ck;
+		uint32_t len;
+
+		if (!vec_take_one(rxq->q.vq, &ck, &len, L, B))
+			break;
+		vec_one(rxq, ck, len, pkts, &nrx, bytes);
+	}
+	return nrx;
+}
+
+/* The end of a burst: counters, a refill when due, a broken queue logged. */
+static __rte_always_inline void vec_finish(struct gv_rxq *rxq, uint16_t nrx, uint64_t bytes,
+					   const enum gv_layout L, const enum gv_barrier B)
+{
+	rxq->q.st.bytes += bytes;
+	rxq->q.st.packets += nrx;
+	if (vec_room(rxq->q.vq, L) >= rxq->refill_thresh)
+		vec_refill(rxq, L, B);
+	if (unlikely(gvb_broken(rxq->q.vq)))
+		gv_queue_broken(&rxq->q, "rx");
+}
+
+/*
+ * The rare work out of line, so the bursts stay small: the general verb's
+ * loop, and the end of a poll that found nothing (the poll only tests
+ * whether it is due). A copy per layout and barrier policy; vec_slow and
+ * vec_finish_idle pick the one for (L, B).
+ */
+#define GV_VEC_COLD(sfx, L, B)                                                                  \
+	static __rte_noinline __rte_unused uint16_t vec_slow_##sfx(                               \
+		struct gv_rxq *rxq, struct rte_mbuf **pkts, uint16_t nrx, uint32_t end,          \
+		uint64_t *bytes)                                                                 \
+	{                                                                                        \
+		return vec_slow_body(rxq, pkts, nrx, end, bytes, L, B);                          \
+	}                                                                                        \
+	static __rte_noinline __rte_unused void vec_finish_idle_##sfx(struct gv_rxq *rxq)        \
+	{                                                                                        \
+		vec_finish(rxq, 0, 0, L, B);                                                     \
+	}
+
+GV_VEC_COLD(split_smp, GV_LAYOUT_SPLIT, GV_BARRIER_SMP)
+GV_VEC_COLD(split_mand, GV_LAYOUT_SPLIT, GV_BARRIER_MANDATORY)
+GV_VEC_COLD(packed_smp, GV_LAYOUT_PACKED, GV_BARRIER_SMP)
+GV_VEC_COLD(packed_mand, GV_LAYOUT_PACKED, GV_BARRIER_MANDATORY)
+#undef GV_VEC_COLD
+
+static __rte_always_inline uint16_t vec_slow(struct gv_rxq *rxq, struct rte_mbuf **pkts,
+					     uint16_t nrx, uint32_t end, uint64_t *bytes,
+					     const enum gv_layout L, const enum gv_barrier B)
+{
+	const bool mand = B == GV_BARRIER_MANDATORY;
+
+	if (L == GV_LAYOUT_SPLIT)
+		return (mand ? vec_slow_split_mand : vec_slow_split_smp)(rxq, pkts, nrx, end, bytes);
+	return (mand ? vec_slow_packed_mand : vec_slow_packed_smp)(rxq, pkts, nrx, end, bytes);
+}
+
+static __rte_always_inline void vec_finish_idle(struct gv_rxq *rxq, const enum gv_layout L,
+						const enum gv_barrier B)
+{
+	const bool mand = B == GV_BARRIER_MANDATORY;
+
+	if (L == GV_LAYOUT_SPLIT)
+		(mand ? vec_finish_idle_split_mand : vec_finish_idle_split_smp)(rxq);
+	else
+		(mand ? vec_finish_idle_packed_mand : vec_finish_idle_packed_smp)(rxq);
 }
 
 #ifdef RTE_ARCH_X86

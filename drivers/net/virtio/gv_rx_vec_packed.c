@@ -24,96 +24,8 @@
  * whole (the batch's first flags last, at the kick decision).
  */
 #include "gv_rx_vec.h"
-#include "gv_vq_fixed_packed.h"
-
-/*
- * Post buffers on every free position (up to the ring's end, then from
- * 0), raw from the pool straight into the core's cookie array; then
- * publish and kick.
- */
-static __rte_always_inline void vecp_refill(struct gv_rxq *rxq, const enum gv_barrier B)
-{
-	struct gv_vq *vq = rxq->q.vq;
-	const uint64_t front = RTE_PKTMBUF_HEADROOM - rxq->hdr_size;
-	uint32_t n;
-	void **slots;
-
-	while ((slots = gvpf_post_slots(vq, &n)), n != 0) {
-		if (unlikely(rte_mempool_get_bulk(rxq->mp, slots, n) != 0) &&
-		    (n = vec_alloc_short(rxq, slots, n)) == 0)
-			break;
-		gvpf_post_commit(vq, n, rxq->addr_off, front);
-	}
-	kick(&rxq->q, GV_LAYOUT_PACKED, B);
-}
-
-void gv_rxq_refill_vec_packed(struct gv_rxq *rxq)
-{
-	int ret = gvpf_enable(rxq->q.vq, rxq->seg_len);
-
-	if (ret) {
-		GV_LOG(ERR, "%s: rx queue %u: cannot set up the vector path's ring (%s)",
-		       rxq->q.hw->name, rxq->q.queue_id, strerror(-ret));
-		return;
-	}
-	if (rxq->q.hw->barrier == GV_BARRIER_MANDATORY)
-		vecp_refill(rxq, GV_BARRIER_MANDATORY);
-	else
-		vecp_refill(rxq, GV_BARRIER_SMP);
-}
 
 #ifdef RTE_ARCH_X86
-
-/*
- * Used descriptors from the current one on, one by one through the
- * core's general verb, until n packets or one that is not used yet (or
- * the queue broke). The packets kept.
- */
-static __rte_noinline uint16_t vecp_slow(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint16_t nrx,
-					 uint16_t n, uint64_t *bytes, const enum gv_barrier B)
-{
-	while (nrx < n) {
-		void *ck;
-		uint32_t len;
-
-		/* 0: not used yet; -1: broken (the mbuf stays posted, detach gives it back). */
-		if (gvpf_take_one(rxq->q.vq, &ck, &len, B) <= 0)
-			break;
-		vec_one(rxq, ck, len, pkts, &nrx, bytes);
-	}
-	return nrx;
-}
-
-static __rte_noinline uint16_t vecp_slow_smp(struct gv_rxq *rxq, struct rte_mbuf **pkts,
-					     uint16_t nrx, uint16_t n, uint64_t *bytes)
-{
-	return vecp_slow(rxq, pkts, nrx, n, bytes, GV_BARRIER_SMP);
-}
-
-static __rte_noinline uint16_t vecp_slow_mand(struct gv_rxq *rxq, struct rte_mbuf **pkts,
-					      uint16_t nrx, uint16_t n, uint64_t *bytes)
-{
-	return vecp_slow(rxq, pkts, nrx, n, bytes, GV_BARRIER_MANDATORY);
-}
-
-static __rte_always_inline void vecp_finish(struct gv_rxq *rxq, uint16_t nrx, uint64_t bytes,
-					    const enum gv_barrier B)
-{
-	rxq->q.st.bytes += bytes;
-	rxq->q.st.packets += nrx;
-	if (gvpf_room(rxq->q.vq) >= rxq->refill_thresh)
-		vecp_refill(rxq, B);
-	if (unlikely(gvb_broken(rxq->q.vq)))
-		gv_queue_broken(&rxq->q, "rx");
-}
-
-static __rte_noinline void vecp_finish_idle(struct gv_rxq *rxq, const enum gv_barrier B)
-{
-	if (B == GV_BARRIER_MANDATORY)
-		vecp_finish(rxq, 0, 0, GV_BARRIER_MANDATORY);
-	else
-		vecp_finish(rxq, 0, 0, GV_BARRIER_SMP);
-}
 
 /*
  * Where a call's groups start: entry k0 of the burst at ring position
@@ -403,7 +315,7 @@ static __rte_always_inline bool vecp_singles(struct gv_rxq *rxq, struct rte_mbuf
  * The burst, SSE4.2 or AVX2 loads, for barrier policy B: groups while
  * they are used and valid in step, in-step descriptors one at a time
  * where a group would reach the ring end, anything else (or all, while a
- * buffer is out of order) by vecp_slow.
+ * buffer is out of order) by the general verb (vec_slow).
  */
 static __rte_always_inline uint16_t vecp_burst(struct gv_rxq *rxq, struct rte_mbuf **pkts,
 					       uint16_t n, const bool avx2, const enum gv_barrier B)
@@ -419,7 +331,7 @@ static __rte_always_inline uint16_t vecp_burst(struct gv_rxq *rxq, struct rte_mb
 	if (!gvb_used_maybe(vq, GV_LAYOUT_PACKED) || unlikely(!gvpf_on(vq))) {
 		/* A poll that finds nothing: the refill retry out of line, if due. */
 		if (unlikely(gvpf_room(vq) >= rxq->refill_thresh || gvb_broken(vq)))
-			vecp_finish_idle(rxq, B);
+			vec_finish_idle(rxq, GV_LAYOUT_PACKED, B);
 		return 0;
 	}
 	if (likely(gvpf_in_step(vq))) {
@@ -441,9 +353,8 @@ static __rte_always_inline uint16_t vecp_burst(struct gv_rxq *rxq, struct rte_mb
 	}
 	nrx = (uint16_t)k;
 	if (unlikely(odd && k < n))
-		nrx = B == GV_BARRIER_MANDATORY ? vecp_slow_mand(rxq, pkts, nrx, n, &bytes)
-						: vecp_slow_smp(rxq, pkts, nrx, n, &bytes);
-	vecp_finish(rxq, nrx, bytes, B);
+		nrx = vec_slow(rxq, pkts, nrx, n, &bytes, GV_LAYOUT_PACKED, B);
+	vec_finish(rxq, nrx, bytes, GV_LAYOUT_PACKED, B);
 	return nrx;
 }
 

@@ -172,8 +172,11 @@ static __rte_always_inline void rx_refill(struct gv_rxq *rxq, const enum gv_layo
 	kick(&rxq->q, L, B);
 }
 
-/* Set-up work of the one-mbuf paths, then a refill (port start, restart). */
-void gv_rxq_refill(struct gv_rxq *rxq)
+/*
+ * Set-up work of the one-mbuf paths, then a refill (port start, restart).
+ * 0, or the vector path's error when its ring cannot be set up.
+ */
+int gv_rxq_refill(struct gv_rxq *rxq)
 {
 	struct rte_mbuf tmpl;
 	const struct gv_hw *hw = rxq->q.hw;
@@ -190,11 +193,12 @@ void gv_rxq_refill(struct gv_rxq *rxq)
 	rxq->seg_len = (uint32_t)rte_pktmbuf_data_room_size(rxq->mp) - RTE_PKTMBUF_HEADROOM +
 		       rxq->hdr_size;
 	if (gv_rx_path_vec(hw->rx_path))
-		gv_rxq_refill_vec(rxq);
-	else if (hw->layout == GV_LAYOUT_PACKED)
+		return gv_rxq_refill_vec(rxq);
+	if (hw->layout == GV_LAYOUT_PACKED)
 		rx_refill(rxq, GV_LAYOUT_PACKED, hw->barrier);
 	else
 		rx_refill(rxq, GV_LAYOUT_SPLIT, hw->barrier);
+	return 0;
 }
 
 static __rte_always_inline void rx_finish(struct gv_rxq *rxq, const enum gv_layout L,
