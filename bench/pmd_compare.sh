@@ -211,7 +211,7 @@ done
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be an integer"
 [[ $PERF =~ ^[01]$ ]] || die "PERF must be 0 or 1"
 [[ $PERF_PROC =~ ^(fe|be)$ ]] || die "PERF_PROC must be fe or be"
-[ "$PERF_PROC" = be ] && KEEP=1
+[ "$PERF" = 1 ] && [ "$PERF_PROC" = be ] && KEEP=1
 [[ $SWEEP_DPDK =~ ^(cross|all|none)$ ]] || die "SWEEP_DPDK must be cross, all or none"
 for v in $SWEEP_RINGS $SWEEP_BURSTS; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || die "SWEEP_RINGS / SWEEP_BURSTS: positive integers"
