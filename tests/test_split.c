@@ -9,6 +9,8 @@
  *   layout         raw avail ring / descriptor table / used ring contents
  *   wrap           every size 2..32768 (modern and legacy alignment),
  *                  >= 70000 buffers so the 16-bit indices wrap
+ *   inorder_avail  IN_ORDER posting rewrites only avail entries that do
+ *                  not hold their id already (scribbled ones included)
  *   generic cases  chains, errors, burst, indirect, random out-of-order model,
  *                  in-order, avail_count, detach/reset (gv_test_cases.h,
  *                  gv_test_model.h)
@@ -200,6 +202,51 @@ static void t_wrap_legacy(void **state)
 	tc_wrap_sizes(gvt_param(state), sizes, sizeof(sizes) / sizeof(sizes[0]), 4096);
 }
 
+/*
+ * IN_ORDER: from the second lap on an avail entry already holds the id
+ * posted there, and posting leaves it alone; one that does not (here: a
+ * device scribbled over two) is written again, so the device finds the
+ * right chains on the next lap.
+ */
+static void t_inorder_avail(void **state)
+{
+	enum { N = 8 };
+	static uint8_t buf[N][64];
+	struct gvt_q q;
+	struct gv_split_avail *av;
+	struct gv_chain c;
+	struct gv_seg s[N];
+	void *cks[N], *ck[N];
+	uint32_t lens[N];
+
+	gvt_q_setup(&q, gvt_param(state), N, GV_VQ_F_IN_ORDER, 0);
+	av = gvt_split_avail(&q);
+	for (uint32_t lap = 0; lap < 3; lap++) {
+		for (uint32_t i = 0; i < N; i++) {
+			s[i] = gvt_seg(buf[i], 64);
+			cks[i] = GVT_COOKIE(lap * N + i);
+		}
+		assert_int_equal(gv_vq_add_burst(q.vq, s, cks, N, true), N);
+		gv_vq_flush(q.vq);
+		for (uint32_t i = 0; i < N; i++) {
+			assert_int_equal(av->ring[i], i);
+			assert_int_equal(gv_vqd_take(q.vqd, &c), 1);
+			assert_int_equal(c.id, i);
+			assert_int_equal(c.seg[0].addr, gvt_iova(buf[i]));
+			gv_vqd_push(q.vqd, c.id, c.ndesc, 10);
+		}
+		gv_vqd_publish(q.vqd);
+		assert_int_equal(gv_vq_get_used(q.vq, ck, lens, N), N);
+		for (uint32_t i = 0; i < N; i++)
+			assert_ptr_equal(ck[i], cks[i]);
+		/* The device writes where it must not: two entries for the next lap. */
+		av->ring[3] = 5;
+		av->ring[6] = 0xffff;
+	}
+	assert_false(gv_vq_broken(q.vq));
+	gvt_q_free(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +260,7 @@ int main(void)
 		GVT_TEST_SPLIT(tc_indirect),
 		GVT_TEST_SPLIT(tc_model),
 		GVT_TEST_SPLIT(tc_in_order),
+		GVT_TEST_SPLIT(t_inorder_avail),
 		GVT_TEST_SPLIT(tc_avail_count),
 		GVT_TEST_SPLIT(tc_detach_reset),
 	};
