@@ -106,8 +106,10 @@
 # every ring; =all: every cell; =none). Defaults there: ROUNDS=2 SECS=1
 # WARMUP=1, CALLGRIND=0. Report: per direction, layout and driver a
 # ring x burst table of Mpps (median over rounds) with, per cell, whether
-# it is within 10% of that table's best cell; then gvirtio/DPDK ratios on
-# the cross. Loop cells send 1024/burst bursts first (population 1024).
+# it is within 10% of that table's best cell; the same tables on each
+# cell's best second over its rounds (a setting's own cliff shows there
+# too, a slow machine state only in the median); then gvirtio/DPDK ratios
+# on the cross. Loop cells send 1024/burst bursts first (population 1024).
 #
 # Output: a progress line on stderr (with the estimated run time first), a
 # markdown report on stdout, bench/results/pmd-<timestamp>.json and .png,

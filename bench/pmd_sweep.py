@@ -4,7 +4,9 @@
 bash bench/pmd_compare.sh; run through `pmd_report.py sweep`): per
 direction, layout and driver a ring x burst table of Mpps with, per cell,
 whether it is within 10% of the table's best cell ("no throughput cliff"),
-who set the pace, the gvirtio/DPDK ratios where both ran, a PNG plot and
+the same tables on each cell's best second over its rounds (the machine
+changes state within seconds for both drivers: a cliff that belongs to a
+setting shows in every second of that cell), who set the pace, the gvirtio/DPDK ratios where both ran, a PNG plot and
 the results JSON."""
 import os
 import shutil
@@ -17,8 +19,10 @@ from pmd_report import (DIRS, fmt, get_meta, header_line, load_jsonl, md_figure_
 WITHIN = 0.10  # the issue's "within 10% of the best setting"
 
 
-def sweep_tables(rows):
-    """Per (dir, layout, driver): the cells, the best, the verdicts."""
+def sweep_tables(rows, key="mpps_median"):
+    """Per (dir, layout, driver): the cells, the best, the verdicts, on one
+    figure per cell: the median over the rounds (mpps_median) or the best
+    second of all its rounds (best_mpps)."""
     out = []
     keys = []
     for r in rows:
@@ -31,7 +35,7 @@ def sweep_tables(rows):
         for r in rows:
             if (r["dir"], r["layout"]) != (d, layout) or not r[drv]["samples"]:
                 continue
-            cells[(r["ring"], r["burst"])] = r[drv]["mpps_median"]
+            cells[(r["ring"], r["burst"])] = r[drv][key]
         if not cells:
             continue
         measured = {k: v for k, v in cells.items() if v is not None}
@@ -39,7 +43,7 @@ def sweep_tables(rows):
         best = measured[best_k] if best_k else None
         verdict = {k: (v is not None and best is not None and v >= (1 - WITHIN) * best)
                    for k, v in cells.items()}
-        out.append({"dir": d, "layout": layout, "driver": drv, "best_mpps": best,
+        out.append({"dir": d, "layout": layout, "driver": drv, "metric": key, "best_mpps": best,
                     "best_ring": best_k[0] if best_k else None,
                     "best_burst": best_k[1] if best_k else None,
                     "cells": [{"ring": k[0], "burst": k[1], "mpps": v, "within_10pct": verdict[k],
@@ -49,7 +53,51 @@ def sweep_tables(rows):
     return out
 
 
-def sweep_markdown(rows, tables, meta):
+def table_md(w, t, rows, bursts, rings, drvname, pace_line):
+    """One ring x burst table of t (a sweep_tables entry) and, if asked,
+    who set the pace per cell."""
+    w("%s%s, %s, %s: best %s Mpps (ring %s, burst %s); %d of %d cells within 10%%"
+      % ("#### " if pace_line else "##### best second: ", DIRS[t["dir"]], t["layout"],
+         drvname[t["driver"]], fmt(t["best_mpps"]), t["best_ring"], t["best_burst"],
+         t["within"], t["n"]))
+    w("")
+    w("| ring \\ burst | " + " | ".join(str(b) for b in bursts) + " |")
+    w("| ---: | " + " | ".join("---:" for _ in bursts) + " |")
+    cell = {(c["ring"], c["burst"]): c for c in t["cells"]}
+    for ring in rings:
+        line = []
+        for b in bursts:
+            c = cell.get((ring, b))
+            if c is None:
+                line.append("")
+            elif c["mpps"] is None:
+                line.append("failed")
+            elif c["within_10pct"]:
+                line.append("%.2f ok" % c["mpps"])
+            else:
+                line.append("%.2f (%+.0f%%)" % (c["mpps"], 100 * c["vs_best"]))
+        w("| %d | %s |" % (ring, " | ".join(line)))
+    w("")
+    if not pace_line:
+        return
+    # who set the pace: guest TX, the share the ring took; else the RX burst fill
+    pace = {(r["ring"], r["burst"]): (100 * r[t["driver"]]["sent_share_median"]
+                                      if r[t["driver"]]["sent_share_median"] is not None
+                                      else r[t["driver"]]["burst_fill_pct_median"])
+            for r in rows if (r["dir"], r["layout"]) == (t["dir"], t["layout"])}
+    if any(v is not None for v in pace.values()):
+        w(("Share of the packets txonly offered that the ring took (TX-packets / TX-total; "
+           "well below 100%: the ring was full, the back-end set the pace): "
+           if t["dir"] == "gtx" else
+           "RX burst fill (packets per RX burst over the burst size; near 100%: the driver "
+           "set the pace, low: it waited for the back-end): ") + "; ".join(
+              "ring %d: %s" % (ring, " ".join(
+                  pct_fmt(pace.get((ring, b)))
+                  for b in bursts)) for ring in rings) + ".")
+        w("")
+
+
+def sweep_markdown(rows, tables, meta, best_tables=None):
     out = []
     w = out.append
     drvname = {"gv": "gvirtio", "dpdk": "DPDK net_virtio_user"}
@@ -67,52 +115,30 @@ def sweep_markdown(rows, tables, meta):
     bursts = sorted({r["burst"] for r in rows})
     rings = sorted({r["ring"] for r in rows})
     for t in tables:
-        w("#### %s, %s, %s: best %s Mpps (ring %s, burst %s); %d of %d cells within 10%%"
-          % (DIRS[t["dir"]], t["layout"], drvname[t["driver"]], fmt(t["best_mpps"]),
-             t["best_ring"], t["best_burst"], t["within"], t["n"]))
+        table_md(w, t, rows, bursts, rings, drvname, True)
+    if best_tables:
+        w("#### Best second per cell")
         w("")
-        w("| ring \\ burst | " + " | ".join(str(b) for b in bursts) + " |")
-        w("| ---: | " + " | ".join("---:" for _ in bursts) + " |")
-        cell = {(c["ring"], c["burst"]): c for c in t["cells"]}
-        # who set the pace: guest TX, the share the ring took; else the RX burst fill
-        pace = {(r["ring"], r["burst"]): (100 * r[t["driver"]]["sent_share_median"]
-                                          if r[t["driver"]]["sent_share_median"] is not None
-                                          else r[t["driver"]]["burst_fill_pct_median"])
-                for r in rows if (r["dir"], r["layout"]) == (t["dir"], t["layout"])}
-        for ring in rings:
-            line = []
-            for b in bursts:
-                c = cell.get((ring, b))
-                if c is None:
-                    line.append("")
-                elif c["mpps"] is None:
-                    line.append("failed")
-                elif c["within_10pct"]:
-                    line.append("%.2f ok" % c["mpps"])
-                else:
-                    line.append("%.2f (%+.0f%%)" % (c["mpps"], 100 * c["vs_best"]))
-            w("| %d | %s |" % (ring, " | ".join(line)))
+        w("The same cells on each one's best second over all its rounds (per-second rates "
+          "of the driver side): the machine's state changes within seconds for both drivers, "
+          "so a setting's own cliff shows as a low best second, while a slow state only "
+          "lowers the median above.")
         w("")
-        if any(v is not None for v in pace.values()):
-            w(("Share of the packets txonly offered that the ring took (TX-packets / TX-total; "
-               "well below 100%: the ring was full, the back-end set the pace): "
-               if t["dir"] == "gtx" else
-               "RX burst fill (packets per RX burst over the burst size; near 100%: the driver "
-               "set the pace, low: it waited for the back-end): ") + "; ".join(
-                  "ring %d: %s" % (ring, " ".join(
-                      pct_fmt(pace.get((ring, b)))
-                      for b in bursts)) for ring in rings) + ".")
-            w("")
+        for t in best_tables:
+            table_md(w, t, rows, bursts, rings, drvname, False)
     both = [r for r in rows if r["ratio_median"] is not None]
     if both:
-        w("gvirtio / DPDK where both ran (median of the per-round ratios):")
+        w("gvirtio / DPDK where both ran (median of the per-round ratios; best second: each "
+          "driver's best second over the rounds, and their ratio):")
         w("")
-        w("| direction | ring | ring size | burst | gvirtio Mpps | DPDK Mpps | gv/DPDK |")
-        w("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+        w("| direction | ring | ring size | burst | gvirtio Mpps | DPDK Mpps | gv/DPDK "
+          "| best second gv / DPDK (ratio) |")
+        w("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
         for r in both:
-            w("| %s | %s | %d | %d | %s | %s | %s |" % (
+            w("| %s | %s | %d | %d | %s | %s | %s | %s / %s (%s) |" % (
                 DIRS[r["dir"]], r["layout"], r["ring"], r["burst"], fmt(r["gv"]["mpps_median"]),
-                fmt(r["dpdk"]["mpps_median"]), fmt(r["ratio_median"])))
+                fmt(r["dpdk"]["mpps_median"]), fmt(r["ratio_median"]), fmt(r["gv"]["best_mpps"]),
+                fmt(r["dpdk"]["best_mpps"]), fmt(r.get("ratio_best"))))
         w("")
     paths = sorted({(drvname[drv], r["layout"], r[drv]["rx_path"], r[drv]["tx_path"])
                     for r in rows for drv in ("gv", "dpdk") if r[drv]["samples"]})
@@ -144,8 +170,9 @@ def sweep_plot(tables, png, gdir, meta):
                 f.write("\t".join([str(b)] + ["NaN" if cell.get((r, b)) is None else "%.4f" % cell[(r, b)]
                                                for r in rings]) + "\n")
         best = t["best_mpps"] or 0
-        cmds.append('set title "%s, %s, %s (best %.2f Mpps; dashed: 90%%)" noenhanced'
-                    % (DIRS[t["dir"]], t["layout"], drvname[t["driver"]], best))
+        cmds.append('set title "%s, %s, %s, %s (best %.2f Mpps; dashed: 90%%)" noenhanced'
+                    % (DIRS[t["dir"]], t["layout"], drvname[t["driver"]],
+                       "best second" if t.get("metric") == "best_mpps" else "median", best))
         cmds.append("plot " + ", ".join(
             '"%s" using 1:%d with linespoints lw 2 title "ring %d"' % (dat, j + 2, r)
             for j, r in enumerate(rings)) + ", %f with lines dt 2 lc rgb 'black' notitle" % (0.9 * best))
@@ -173,13 +200,15 @@ def cmd_sweep(a):
     meta = get_meta(a)
     rows = summarize(samples, a.rows.split())
     tables = sweep_tables(rows)
+    best_tables = sweep_tables(rows, "best_mpps")
     if a.json:
         meta["json_md"] = repo_rel(a.json)
-    if a.png and tables and sweep_plot(tables, a.png, a.gnuplot_dir, meta):
+    if a.png and tables and sweep_plot(tables + best_tables, a.png, a.gnuplot_dir, meta):
         meta["png_md"] = "../" + repo_rel(a.png)
         if a.png_latest:
             shutil.copyfile(a.png, a.png_latest)
         print("plot: %s" % repo_rel(a.png), file=sys.stderr)
-    text = sweep_markdown(rows, tables, meta)
+    text = sweep_markdown(rows, tables, meta, best_tables)
     print(text)
-    save({"meta": meta, "tables": tables, "rows": rows, "samples": samples, "markdown": text}, a)
+    save({"meta": meta, "tables": tables, "best_second_tables": best_tables, "rows": rows,
+          "samples": samples, "markdown": text}, a)
