@@ -82,15 +82,21 @@ struct gv_qstats {
 };
 
 /*
- * Who owns a queue's ring: the datapath takes it (IDLE -> BUSY) for the
- * length of one burst; the control path pauses it (IDLE -> PAUSED) to
- * reset the ring under a running port (a back-end that came back).
+ * Who owns a queue's ring: the datapath holds it for the length of one
+ * burst (busy); the control path pauses it (paused) to stop or reset the
+ * ring under a running port (a back-end that came back). The handoff is
+ * a Dekker pair: each side stores its own word, orders the store before
+ * its load of the other's, and backs off if the other's word is set.
+ * The datapath's side of that ordering costs nothing: the control path
+ * forces it on every thread of the process with membarrier(2) (the
+ * pattern of userspace RCU). Where membarrier cannot be used, the
+ * datapath fences itself (gv_q_self_fence; a locked instruction per burst).
  */
-enum { GV_Q_IDLE = 0, GV_Q_BUSY = 1, GV_Q_PAUSED = 2 };
 
 /* The part common to RX and TX queues. */
 struct gv_queue {
-	uint32_t state; /* GV_Q_*, first: the burst touches it first */
+	uint32_t busy; /* written by the datapath only; first: the burst touches it first */
+	uint32_t paused; /* written by the control path only */
 	struct gv_vq *vq; /* core state, rte_malloc'd */
 	const struct rte_memzone *mz; /* ring (+ indirect tables) */
 	struct gv_hw *hw;
@@ -202,18 +208,36 @@ static inline bool gv_has(const struct gv_hw *hw, unsigned int bit)
 	return (hw->features & GV_BIT(bit)) != 0;
 }
 
-/* Datapath: take the queue for one burst; false if the control path has it. */
+/* True when membarrier(2) is not available: bursts fence themselves (gv_rxtx.c). */
+extern bool gv_q_self_fence;
+
+/*
+ * Datapath: take the queue for one burst; false if the control path has
+ * it. One lcore per queue at a time (ethdev's rule for bursts).
+ */
 static inline bool gv_queue_enter(struct gv_queue *q)
 {
-	uint32_t idle = GV_Q_IDLE;
-
-	return __atomic_compare_exchange_n(&q->state, &idle, GV_Q_BUSY, false, __ATOMIC_ACQUIRE,
-					   __ATOMIC_RELAXED);
+	__atomic_store_n(&q->busy, 1, __ATOMIC_RELAXED);
+	/*
+	 * busy before paused: the control path's membarrier makes the CPU
+	 * keep that order, so only the compiler has to be told here.
+	 */
+	if (unlikely(gv_q_self_fence))
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	else
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* Acquire: the ring as the control path left it when it resumed the queue. */
+	if (unlikely(__atomic_load_n(&q->paused, __ATOMIC_ACQUIRE))) {
+		__atomic_store_n(&q->busy, 0, __ATOMIC_RELAXED);
+		return false;
+	}
+	return true;
 }
 
 static inline void gv_queue_exit(struct gv_queue *q)
 {
-	__atomic_store_n(&q->state, GV_Q_IDLE, __ATOMIC_RELEASE);
+	/* Release: the burst's ring accesses are done before the control path sees it idle. */
+	__atomic_store_n(&q->busy, 0, __ATOMIC_RELEASE);
 }
 
 /* Control path: wait for the current burst to end, then hold the queue. */

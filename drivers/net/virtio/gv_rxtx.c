@@ -18,6 +18,10 @@
  * broke returns nothing, logs once, and gives its mbufs back at stop.
  */
 #include <assert.h>
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <rte_pause.h>
 
@@ -497,22 +501,58 @@ GV_GUARDED(rx_simple, struct gv_rxq)
 GV_GUARDED(rx_mrg_body, struct gv_rxq)
 GV_GUARDED(rx_full, struct gv_rxq)
 
+bool gv_q_self_fence;
+
+static long membarrier(int cmd)
+{
+	return syscall(__NR_membarrier, cmd, 0, 0);
+}
+
+/*
+ * At load: register for the private expedited membarrier, which runs a
+ * full barrier on every CPU running one of this process's threads (an
+ * IPI), so bursts can leave the store-load fence of gv_queue_enter to
+ * the control path. A kernel before 4.14, or a seccomp filter that
+ * refuses the call, leaves the bursts fencing themselves.
+ */
+RTE_INIT(gv_queue_fence_init)
+{
+	long cmds = membarrier(MEMBARRIER_CMD_QUERY);
+
+	gv_q_self_fence = cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) ||
+			  membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) != 0;
+}
+
+/*
+ * The control path's half of the handoff's fence (gv_pmd.h). The call
+ * does not fail once registered; if it ever did, bursts fence
+ * themselves from then on.
+ */
+static void fence_all_threads(void)
+{
+	if (!gv_q_self_fence && membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0) {
+		GV_LOG(ERR, "membarrier: %s: bursts now fence themselves", strerror(errno));
+		__atomic_store_n(&gv_q_self_fence, true, __ATOMIC_SEQ_CST);
+	}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 void gv_queue_pause(struct gv_queue *q)
 {
-	for (;;) {
-		uint32_t idle = GV_Q_IDLE;
-
-		if (__atomic_compare_exchange_n(&q->state, &idle, GV_Q_PAUSED, false,
-						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED) ||
-		    idle == GV_Q_PAUSED)
-			return;
+	__atomic_store_n(&q->paused, 1, __ATOMIC_RELAXED);
+	/*
+	 * paused before busy, and every burst's busy before its paused: a
+	 * burst either sees paused and backs off, or its busy is seen here.
+	 */
+	fence_all_threads();
+	while (__atomic_load_n(&q->busy, __ATOMIC_ACQUIRE))
 		rte_pause();
-	}
 }
 
 void gv_queue_resume(struct gv_queue *q)
 {
-	__atomic_store_n(&q->state, GV_Q_IDLE, __ATOMIC_RELEASE);
+	/* Release: the ring as reset here, before a burst may take it. */
+	__atomic_store_n(&q->paused, 0, __ATOMIC_RELEASE);
 }
 
 /* A port that is not started (or whose backend left) moves nothing. */

@@ -71,9 +71,9 @@ static __rte_always_inline void kick(struct gv_queue *q, const enum gv_layout L,
 
 /*
  * The burst functions ethdev calls: one copy per (path, layout, barrier
- * policy). Each holds its queue for the length of the burst (one
- * compare-and-swap), so the control path can pause a queue and reset its
- * ring under a running port.
+ * policy). Each holds its queue for the length of the burst (a plain
+ * store and load, gv_queue_enter), so the control path can pause a queue
+ * and reset its ring under a running port.
  */
 #define GV_GUARDED_LB(name, qtype, body, L, B)                                 \
 	static uint16_t name(void *q, struct rte_mbuf **pkts, uint16_t n)      \
