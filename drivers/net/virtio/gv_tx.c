@@ -77,7 +77,18 @@ static __rte_always_inline void tx_free(struct rte_mbuf **ms, uint32_t n)
 		rte_mempool_put_bulk(mp, put, k);
 }
 
-static __rte_always_inline void tx_reclaim(struct gv_txq *txq, const bool in_order,
+/*
+ * Take back sent chains, GV_BURST_MAX at a time, until `need` slots are
+ * free or none is left to take. Not all that the device returned: when
+ * the application sets the pace (small bursts into a big ring), the
+ * device returns nearly the whole ring between two reclaims, and freeing
+ * it at once would push thousands of mbufs through the pool, out of the
+ * pool's cache and out of the CPU's, just before the application takes
+ * them again (ring 4096, burst 1: testpmd's mbuf reset missed on most
+ * packets, docs/performance.md "Session 8"). A slice at a time, the
+ * mbufs freed are the next ones allocated, still in cache.
+ */
+static __rte_always_inline void tx_reclaim(struct gv_txq *txq, uint32_t need, const bool in_order,
 					   const enum gv_layout L, const enum gv_barrier B)
 {
 	void *ck[GV_BURST_MAX];
@@ -89,7 +100,7 @@ static __rte_always_inline void tx_reclaim(struct gv_txq *txq, const bool in_ord
 			       : gvb_get_used(txq->q.vq, ck, lens, GV_BURST_MAX, L, B);
 		if (got)
 			tx_free((struct rte_mbuf **)ck, got);
-	} while (got == GV_BURST_MAX);
+	} while (got == GV_BURST_MAX && gvb_num_free(txq->q.vq) < need);
 }
 
 /* The header can go into the packet's own headroom. */
@@ -213,16 +224,16 @@ static __rte_always_inline bool tx_simple_ok(const struct rte_mbuf *m, uint16_t 
 }
 
 /* Reclaim; the full path serves queues with and without IN_ORDER. */
-static __rte_always_inline void tx_reclaim_q(struct gv_txq *txq, const bool in_order,
-					     const bool full, const enum gv_layout L,
-					     const enum gv_barrier B)
+static __rte_always_inline void tx_reclaim_q(struct gv_txq *txq, uint32_t need,
+					     const bool in_order, const bool full,
+					     const enum gv_layout L, const enum gv_barrier B)
 {
 	if (!full)
-		tx_reclaim(txq, in_order, L, B);
+		tx_reclaim(txq, need, in_order, L, B);
 	else if (txq->in_order)
-		tx_reclaim(txq, true, L, B);
+		tx_reclaim(txq, need, true, L, B);
 	else
-		tx_reclaim(txq, false, L, B);
+		tx_reclaim(txq, need, false, L, B);
 }
 
 /*
@@ -243,7 +254,7 @@ static __rte_always_inline uint16_t tx_simple_t(struct gv_txq *txq, struct rte_m
 	uint16_t sent = 0;
 
 	if (gvb_num_free(vq) < txq->free_thresh || gvb_num_free(vq) < n)
-		tx_reclaim_q(txq, in_order, full, L, B);
+		tx_reclaim_q(txq, RTE_MAX((uint32_t)n, txq->free_thresh), in_order, full, L, B);
 	while (sent < n) {
 		struct gv_seg segs[GV_BURST_MAX];
 		void *ck[GV_BURST_MAX];
@@ -271,7 +282,7 @@ static __rte_always_inline uint16_t tx_simple_t(struct gv_txq *txq, struct rte_m
 				}
 				ret = tx_post_chain(txq, m, L, B);
 				if (full && ret == -ENOSPC) {
-					tx_reclaim_q(txq, in_order, full, L, B);
+					tx_reclaim_q(txq, UINT32_MAX, in_order, full, L, B);
 					ret = tx_post_chain(txq, m, L, B);
 				}
 				if (ret == -ENOSPC || ret == -ENOMEM || ret == -EIO) {
