@@ -26,6 +26,13 @@
  * Prints one line: key=value pairs (packets, bursts, short bursts, the
  * paths gvirtio chose). Exit status 1 when a burst was short or packets
  * went missing.
+ *
+ * GV_IPP_TSC=1: native timing instead of instruction counts (for code
+ * valgrind cannot run, such as DPDK's AVX-512 packed RX path): the TSC is read around each
+ * measured driver burst, and tsc_per_pkt= is the median over blocks of
+ * GV_IPP_TSC_BLOCK (100) bursts of the block's cycles per packet
+ * (tsc_blocks= how many). Only ratios of runs side by side mean
+ * anything on a shared machine. GV_IPP_SIMD=N: EAL's SIMD limit.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -37,6 +44,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_cycles.h>
 #include <rte_vect.h>
 
 #include "gv_pmd_harness.h"
@@ -177,7 +185,52 @@ static bool frames(struct rte_mempool *mp, struct rte_mbuf **m, unsigned int n, 
 
 struct counts {
 	uint64_t pkts, bursts, short_bursts;
+	uint64_t *tsc; /* GV_IPP_TSC: cycles of each measured driver burst, else NULL */
 };
+
+/* A measured driver burst, timed when asked (GV_IPP_TSC). */
+#define TIMED(c, call)                                                     \
+	({                                                                 \
+		const uint64_t t0_ = (c)->tsc ? rte_rdtsc() : 0;           \
+		const uint16_t r_ = (call);                                \
+									   \
+		if ((c)->tsc)                                              \
+			(c)->tsc[(c)->bursts] = rte_rdtsc() - t0_;         \
+		r_;                                                        \
+	})
+
+static int cmp_double(const void *a, const void *b)
+{
+	const double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median over blocks of `block` bursts of cycles per packet (all bursts full). */
+static double tsc_median(const uint64_t *tsc, uint64_t bursts, unsigned int burst,
+			 unsigned int block, unsigned int *nblocks)
+{
+	const unsigned int n = (unsigned int)(bursts / block);
+	double *v = calloc(n ? n : 1, sizeof(*v)), med;
+
+	if (!v || n == 0) {
+		free(v);
+		*nblocks = 0;
+		return 0;
+	}
+	for (unsigned int b = 0; b < n; b++) {
+		uint64_t sum = 0;
+
+		for (unsigned int i = 0; i < block; i++)
+			sum += tsc[(uint64_t)b * block + i];
+		v[b] = (double)sum / ((double)block * burst);
+	}
+	qsort(v, n, sizeof(*v), cmp_double);
+	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	free(v);
+	*nblocks = n;
+	return med;
+}
 
 /* Guest RX: the back-end sends a burst, the driver receives it. */
 static int rx_round(const struct opts *o, const struct gvh_pair *p, struct rte_mempool *vmp,
@@ -192,7 +245,8 @@ static int rx_round(const struct opts *o, const struct gvh_pair *p, struct rte_m
 			  warm_tx(p->vh, m, (uint16_t)o->burst);
 	if (sent < o->burst)
 		rte_pktmbuf_free_bulk(m + sent, o->burst - sent);
-	got = measured ? bench_rx(p->gv, m, (uint16_t)o->burst) : warm_rx(p->gv, m, (uint16_t)o->burst);
+	got = measured ? TIMED(c, bench_rx(p->gv, m, (uint16_t)o->burst))
+		       : warm_rx(p->gv, m, (uint16_t)o->burst);
 	rte_pktmbuf_free_bulk(m, got);
 	if (measured) {
 		c->pkts += got;
@@ -211,7 +265,8 @@ static int tx_round(const struct opts *o, const struct gvh_pair *p, struct rte_m
 
 	if (!frames(gmp, m, o->burst, o->size))
 		return -ENOMEM;
-	sent = measured ? bench_tx(p->gv, m, (uint16_t)o->burst) : warm_tx(p->gv, m, (uint16_t)o->burst);
+	sent = measured ? TIMED(c, bench_tx(p->gv, m, (uint16_t)o->burst))
+			: warm_tx(p->gv, m, (uint16_t)o->burst);
 	if (sent < o->burst)
 		rte_pktmbuf_free_bulk(m + sent, o->burst - sent);
 	do {
@@ -261,7 +316,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "EAL: %s\n", gvh_error());
 		return 1;
 	}
-	/* GV_IPP_SIMD=128: EAL's SIMD limit (gvirtio's SSE body instead of AVX2). */
+	/*
+	 * GV_IPP_SIMD=128: EAL's SIMD limit (gvirtio's SSE body instead of
+	 * AVX2); 512: DPDK's packed vectorized RX (AVX-512).
+	 */
 	if (getenv("GV_IPP_SIMD") && *getenv("GV_IPP_SIMD") &&
 	    rte_vect_set_max_simd_bitwidth((uint16_t)atoi(getenv("GV_IPP_SIMD"))) != 0) {
 		fprintf(stderr, "cannot set the SIMD limit to %s\n", getenv("GV_IPP_SIMD"));
@@ -275,6 +333,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	gc.nb_desc = vc.nb_desc = (uint16_t)o.ring;
+	if (getenv("GV_IPP_TSC") && atoi(getenv("GV_IPP_TSC")) == 1 &&
+	    (c.tsc = calloc(o.iters, sizeof(*c.tsc))) == NULL)
+		return 1;
 	gvh_pair_init(&p);
 	devargs(&o, args, sizeof(args));
 	ret = gvh_vhost_add(&p, false, &vc);
@@ -308,6 +369,14 @@ int main(int argc, char **argv)
 	       o.rx ? "rx" : "tx", o.burst, o.size, o.ring, args, c.pkts, c.bursts,
 	       c.short_bursts, bad);
 	print_paths(&o, p.gv);
+	if (c.tsc) {
+		const char *b = getenv("GV_IPP_TSC_BLOCK");
+		const unsigned int block = b && atoi(b) > 0 ? (unsigned int)atoi(b) : 100;
+		unsigned int nb;
+		const double med = tsc_median(c.tsc, c.bursts, o.burst, block, &nb);
+
+		printf(" tsc_per_pkt=%.2f tsc_blocks=%u", med, nb);
+	}
 	if (idle)
 		printf(" idle_polls=%ld", idle);
 	printf("\n");

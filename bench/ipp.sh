@@ -37,7 +37,8 @@
 # queue.
 #
 # Environment: SIDE (driver | backend | idle), GV_IPP_SIMD (EAL's SIMD limit for both drivers: 128 runs
-# gvirtio's SSE vector body instead of AVX2), BURST (32), SIZE (64), ITERS (2000 measured bursts, after
+# gvirtio's SSE vector body instead of AVX2; 512, DPDK's AVX-512 packed path, does not run under
+# valgrind: time it natively with GV_IPP_TSC=1, bench/gv_pmd_ipp.c), BURST (32), SIZE (64), ITERS (2000 measured bursts, after
 # 200 not measured), RING (256), DRIVERS ("gv dpdk"), OUT (directory for
 # the callgrind dumps, default bench/results/ipp-<timestamp>; read them
 # with callgrind_annotate --inclusive=yes FILE), BIN (the benchmark
