@@ -222,7 +222,7 @@ static inline bool gv_queue_enter(struct gv_queue *q)
 	 * busy before paused: the control path's membarrier makes the CPU
 	 * keep that order, so only the compiler has to be told here.
 	 */
-	if (unlikely(gv_q_self_fence))
+	if (unlikely(__atomic_load_n(&gv_q_self_fence, __ATOMIC_RELAXED)))
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	else
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
