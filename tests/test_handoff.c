@@ -62,21 +62,28 @@ static void update(void)
 	rec_b = b + 1;
 }
 
+/* One side's turn while it holds the queue: mark itself in, check the other is out, update. */
+static void inside(volatile int *self, const volatile int *other)
+{
+	*self = 1;
+	if (*other)
+		overlap = 1;
+	update();
+	*self = 0;
+}
+
 static void *burst_thread(void *arg)
 {
-	uint64_t *done = arg;
+	uint64_t *done = arg; /* read by the control thread while this one runs */
+	uint64_t n = 0;
 
 	pin(1);
-	while (*done < BURSTS) {
+	while (n < BURSTS) {
 		if (!gv_queue_enter(&q))
 			continue;
-		burst_inside = 1;
-		if (ctl_inside)
-			overlap = 1;
-		update();
-		burst_inside = 0;
+		inside(&burst_inside, &ctl_inside);
 		gv_queue_exit(&q);
-		(*done)++;
+		__atomic_store_n(done, ++n, __ATOMIC_RELAXED);
 	}
 	return NULL;
 }
@@ -85,11 +92,13 @@ static void run_case(bool self_fence)
 {
 	pthread_t th;
 	uint64_t bursts = 0, pauses = 0;
+	cpu_set_t was;
 
 	memset(&q, 0, sizeof(q));
 	rec_a = rec_b = 0;
 	burst_inside = ctl_inside = overlap = 0;
 	gv_q_self_fence = self_fence;
+	assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof(was), &was), 0);
 	assert_int_equal(pthread_create(&th, NULL, burst_thread, &bursts), 0);
 	pin(0);
 	while (pauses < PAUSES) {
@@ -98,11 +107,7 @@ static void run_case(bool self_fence)
 		 * A burst that entered was waited for; one that tries now backs
 		 * off (busy may be 1 for that moment, so it is not checked).
 		 */
-		ctl_inside = 1;
-		if (burst_inside)
-			overlap = 1;
-		update();
-		ctl_inside = 0;
+		inside(&ctl_inside, &burst_inside);
 		gv_queue_resume(&q);
 		pauses++;
 		if (__atomic_load_n(&bursts, __ATOMIC_RELAXED) >= BURSTS)
@@ -110,6 +115,7 @@ static void run_case(bool self_fence)
 	}
 	/* The burst thread ends by itself after BURSTS updates. */
 	assert_int_equal(pthread_join(th, NULL), 0);
+	pthread_setaffinity_np(pthread_self(), sizeof(was), &was); /* unpin: later cases start free */
 	print_message("self_fence=%d: %llu bursts, %llu pauses\n", self_fence,
 		      (unsigned long long)bursts, (unsigned long long)pauses);
 	assert_int_equal(overlap, 0);
