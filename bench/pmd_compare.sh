@@ -58,11 +58,14 @@
 # (DPDK's vector paths need mergeable buffers off). The paths each driver
 # really took (from its log) are recorded and printed with the table.
 #
-# Order: ROUNDS rounds; each round goes through every row and runs gvirtio
-# then DPDK for it (A B A B ... per row, rows interleaved), so a row's two
-# samples of a round are side by side. Per row: median and min-max Mpps of
-# each driver over the rounds, and the median of the per-round ratios
-# gvirtio/DPDK. Only the ratios mean much on a shared, noisy machine.
+# Order: ROUNDS rounds; each round goes through every row and runs both
+# drivers for it back to back, so a row's two samples of a round are side
+# by side. Which one goes first alternates with the round (ORDER=alt:
+# gvirtio first in odd rounds, DPDK first in even ones), so a bias of the
+# first or second place in a pair cancels over an even number of rounds.
+# Per row: median and min-max Mpps of each driver over the rounds, and the
+# median of the per-round ratios gvirtio/DPDK. Only the ratios mean much
+# on a shared, noisy machine.
 #
 # Then (CALLGRIND=1, default) the per-packet cost inside each PMD: the
 # driver-side testpmd runs under valgrind --tool=callgrind in interactive
@@ -125,6 +128,9 @@
 #   ROUNDS=N        rounds (3; sweep 2)
 #   SECS=N          measured seconds per sample (4; sweep 1)
 #   WARMUP=N        per-second samples dropped first (1)
+#   ORDER=alt|gv|dpdk  which driver goes first in each round's pair: alt
+#                   (default) alternates with the round, gv / dpdk always
+#                   that one first (to measure the position's own effect)
 #   SIZES="64 1518" frame sizes of the FULL matrix (default 64 1518); the
 #                   default subset has the default path rows at 64 and
 #                   1518 B and the other rows at 64 B
@@ -169,7 +175,7 @@ RESULTS=$ROOT/bench/results
 
 # The exact command, for the report: the settings given, then the script.
 CMD=
-for v in FULL SWEEP ROUNDS SECS WARMUP SIZES FILTER CALLGRIND VG_ROWS VG_SECS VG_TRIES VG_NICE \
+for v in FULL SWEEP ROUNDS SECS WARMUP ORDER SIZES FILTER CALLGRIND VG_ROWS VG_SECS VG_TRIES VG_NICE \
 	SWEEP_DIRS SWEEP_RINGS SWEEP_BURSTS SWEEP_DPDK HUGE PERF PERF_HZ PERF_PROC PLUGIN; do
 	[ -n "${!v+set}" ] || continue
 	if [[ ${!v} =~ ^[A-Za-z0-9_./,:+-]*$ ]]; then CMD+="$v=${!v} "; else CMD+="$v='${!v}' "; fi
@@ -201,6 +207,7 @@ KEEP=${KEEP:-0}
 PERF=${PERF:-0}
 PERF_HZ=${PERF_HZ:-2999}
 PERF_PROC=${PERF_PROC:-fe}
+ORDER=${ORDER:-alt}
 MEM_MB=256
 MBUFS=16384
 
@@ -213,6 +220,7 @@ done
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be an integer"
 [[ $PERF =~ ^[01]$ ]] || die "PERF must be 0 or 1"
 [[ $PERF_PROC =~ ^(fe|be)$ ]] || die "PERF_PROC must be fe or be"
+[[ $ORDER =~ ^(alt|gv|dpdk)$ ]] || die "ORDER must be alt, gv or dpdk"
 [ "$PERF" = 1 ] && [ "$PERF_PROC" = be ] && KEEP=1
 [[ $SWEEP_DPDK =~ ^(cross|all|none)$ ]] || die "SWEEP_DPDK must be cross, all or none"
 for v in $SWEEP_RINGS $SWEEP_BURSTS; do
@@ -720,8 +728,10 @@ if [ "${DRY:-0}" = 1 ]; then
 	exit 0
 fi
 for ((round = 1; round <= ROUNDS; round++)); do
+	pair="gv dpdk"
+	{ [ "$ORDER" = dpdk ] || { [ "$ORDER" = alt ] && ((round % 2 == 0)); }; } && pair="dpdk gv"
 	for row in "${ROWS[@]}"; do
-		for drv in gv dpdk; do
+		for drv in $pair; do
 			[ "$drv" = dpdk ] && [[ $DPDK_SKIP == *" $row "* ]] && continue
 			progress "$done_n" "$total" "round $round/$ROUNDS $row $drv (last $LAST pps)"
 			sample "$round" "$row" "$drv"
