@@ -10,9 +10,10 @@
  * one posted at that used position and every length is within the buffer
  * and longer than the virtio-net header; the mbufs are made fresh packets
  * with two 16-byte stores each (rearm_data + ol_flags: a constant; the
- * packet type and lengths: shuffled from the used lengths); bytes, size
- * bins and multicast are counted per group. Where a group would wrap the
- * ring end, entries are taken one at a time with the same checks. A
+ * packet type and lengths: shuffled from the used lengths); bytes and
+ * size bins are counted per group, from the lengths (no packet is read:
+ * multicast/broadcast are not counted, gv_rx_vec.h). Where a group would
+ * wrap the ring end, entries are taken one at a time with the same checks. A
  * group that fails the check, and every entry while a buffer is out of
  * order, go one by one through the core's general verb (gvf_take_one),
  * which validates and counts like gv_vq_get_used(): the queue breaks on a
@@ -92,9 +93,9 @@ static __rte_always_inline struct vec_span vec_span(const struct gv_rxq *rxq, ui
  * Groups of 8 (AVX2) / 4 (SSE4.2) entries from *kp while there are that
  * many, they do not wrap the ring end and they are valid in step (id ==
  * position, header < length <= buffer, one vector check); the packets go
- * to pkts[*kp...], the queue's bytes, size bins and multicast counters
- * are updated. Out of line: a call per burst, so the burst template needs
- * no target attribute.
+ * to pkts[*kp...], the queue's bytes and size bins are updated. Out of
+ * line: a call per burst, so the burst template needs no target
+ * attribute.
  */
 static __rte_noinline __attribute__((target("avx2"))) void
 vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t got)
@@ -149,10 +150,6 @@ vec_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 		_mm256_storeu_si256((__m256i *)&m[4], c1);
 		vec_init4(rearm_ol, lo, m[0], m[1], m[4], m[5]);
 		vec_init4(rearm_ol, hi, m[2], m[3], m[6], m[7]);
-		if (unlikely((vec_byte0(m[0]) | vec_byte0(m[1]) | vec_byte0(m[2]) | vec_byte0(m[3]) |
-			      vec_byte0(m[4]) | vec_byte0(m[5]) | vec_byte0(m[6]) | vec_byte0(m[7])) &
-			     1))
-			vec_mcast(&rxq->q.st, m, 8);
 	}
 	*kp = k0 + 8 * g;
 	if (g != 0)
@@ -205,9 +202,6 @@ vec_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint32_t *kp, uint32_t g
 		_mm_storeu_si128((__m128i *)&m[0], c0);
 		_mm_storeu_si128((__m128i *)&m[2], c1);
 		vec_init4(rearm_ol, plen, m[0], m[1], m[2], m[3]);
-		if (unlikely((vec_byte0(m[0]) | vec_byte0(m[1]) | vec_byte0(m[2]) | vec_byte0(m[3])) &
-			     1))
-			vec_mcast(&rxq->q.st, m, 4);
 	}
 	*kp = k0 + 4 * g;
 	if (g != 0)
@@ -237,7 +231,7 @@ static __rte_always_inline void vec_singles(struct gv_rxq *rxq, struct rte_mbuf 
 		m = gvf_cookie(vq, pos);
 		gv_rx_init_mbuf(rxq, m, len - hdr);
 		rxq->q.st.bytes += len - hdr;
-		vec_count(rxq, m, len - hdr);
+		count_size(&rxq->q.st, len - hdr);
 		pkts[k] = m;
 	}
 	*kp = k;

@@ -7,8 +7,10 @@
  * layout a literal `L`: each copy calls the split gvf_* or packed gvpf_*
  * fixed-mode verbs, no run-time choice), and on x86 the vector pieces:
  * four mbufs made fresh packets from four lengths, size bins and bytes
- * counted in vectors of four or eight lengths, multicast among a group.
- * Internal to the PMD.
+ * counted in vectors of four or eight lengths. Multicast and broadcast
+ * are not counted on these paths (as on DPDK's vector paths): that needs
+ * a read of each packet, a cache miss when the device's core wrote it;
+ * vectorized=0 keeps them. Internal to the PMD.
  */
 #ifndef GV_RX_VEC_H
 #define GV_RX_VEC_H
@@ -43,12 +45,6 @@ static __rte_noinline uint32_t vec_alloc_short(struct gv_rxq *rxq, void **slots,
 	return n;
 }
 
-static __rte_always_inline void vec_count(struct gv_rxq *rxq, const struct rte_mbuf *m,
-					  uint32_t len)
-{
-	count_bins(&rxq->q.st, len, (const uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM, len);
-}
-
 /*
  * A buffer a general verb returned with `len` bytes written: a packet
  * into pkts[*nrx] (counted), or a runt (an error, the mbuf freed).
@@ -66,7 +62,7 @@ static __rte_always_inline void vec_one(struct gv_rxq *rxq, struct rte_mbuf *m, 
 	}
 	gv_rx_init_mbuf(rxq, m, len - hdr);
 	*bytes += len - hdr;
-	vec_count(rxq, m, len - hdr);
+	count_size(&rxq->q.st, len - hdr);
 	pkts[(*nrx)++] = m;
 }
 
@@ -270,27 +266,6 @@ static GV_SSE void vec_init4(__m128i rearm_ol, __m128i plen, struct rte_mbuf *m0
 	_mm_storeu_si128((__m128i *)((char *)m1 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(1)));
 	_mm_storeu_si128((__m128i *)((char *)m2 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(2)));
 	_mm_storeu_si128((__m128i *)((char *)m3 + df), _mm_shuffle_epi8(plen, GV_FIELDS_SHUF(3)));
-}
-
-/* The first byte of a fresh mbuf's data (its destination's group bit). */
-static __rte_always_inline uint8_t vec_byte0(const struct rte_mbuf *m)
-{
-	return *((const uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM);
-}
-
-/* Multicast and broadcast among n packets of a group (some has the group bit). */
-static __rte_noinline void vec_mcast(struct gv_qstats *st, struct rte_mbuf *const *m, unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++) {
-		const uint8_t *d = rte_pktmbuf_mtod(m[i], const uint8_t *);
-
-		if ((d[0] & 1) && m[i]->data_len >= RTE_ETHER_ADDR_LEN) {
-			if (rte_is_broadcast_ether_addr((const struct rte_ether_addr *)d))
-				st->broadcast++;
-			else
-				st->multicast++;
-		}
-	}
 }
 
 /*

@@ -145,9 +145,6 @@ static GV_SSE void vecp_groups4(struct gv_rxq *rxq, struct rte_mbuf **pkts, uint
 		_mm_storeu_si128((__m128i *)&m[0], c0);
 		_mm_storeu_si128((__m128i *)&m[2], c1);
 		vec_init4(rearm_ol, plen, m[0], m[1], m[2], m[3]);
-		if (unlikely((vec_byte0(m[0]) | vec_byte0(m[1]) | vec_byte0(m[2]) | vec_byte0(m[3])) &
-			     1))
-			vec_mcast(&rxq->q.st, m, 4);
 	}
 	*kp = k0 + 4 * g;
 	if (g != 0)
@@ -234,10 +231,6 @@ static GVP_AVX2 void vecp_groups8(struct gv_rxq *rxq, struct rte_mbuf **pkts, ui
 		_mm256_storeu_si256((__m256i *)&m[4], c1);
 		vec_init4(rearm_ol, _mm256_castsi256_si128(plen), m[0], m[2], m[4], m[6]);
 		vec_init4(rearm_ol, _mm256_extracti128_si256(plen, 1), m[1], m[3], m[5], m[7]);
-		if (unlikely((vec_byte0(m[0]) | vec_byte0(m[1]) | vec_byte0(m[2]) | vec_byte0(m[3]) |
-			      vec_byte0(m[4]) | vec_byte0(m[5]) | vec_byte0(m[6]) | vec_byte0(m[7])) &
-			     1))
-			vec_mcast(&rxq->q.st, m, 8);
 	}
 	*kp = k0 + 8 * g;
 	if (g != 0)
@@ -300,7 +293,7 @@ static __rte_always_inline bool vecp_singles(struct gv_rxq *rxq, struct rte_mbuf
 		m = gvpf_cookie(vq, pos);
 		gv_rx_init_mbuf(rxq, m, len - hdr);
 		rxq->q.st.bytes += len - hdr;
-		vec_count(rxq, m, len - hdr);
+		count_size(&rxq->q.st, len - hdr);
 		pkts[k] = m;
 		if (++pos == num) {
 			pos = 0;
