@@ -165,6 +165,8 @@
 #                   it); implies KEEP=1, no summary in the report: read each
 #                   sample's perf.data with `perf report -i` (or
 #                   `python3 bench/pmd_perf.py summarize FILE`)
+#   FE_EXTRA="..."  extra options for the driver-side testpmd, both drivers
+#                   (e.g. --rxfreet=8: the RX refill threshold)
 #   KEEP=1          keep the per-sample logs (path printed at the end)
 #   DRY=1           print the rows and the run-time estimate, run nothing
 set -uo pipefail
@@ -176,7 +178,7 @@ RESULTS=$ROOT/bench/results
 # The exact command, for the report: the settings given, then the script.
 CMD=
 for v in FULL SWEEP ROUNDS SECS WARMUP ORDER SIZES FILTER CALLGRIND VG_ROWS VG_SECS VG_TRIES VG_NICE \
-	SWEEP_DIRS SWEEP_RINGS SWEEP_BURSTS SWEEP_DPDK HUGE PERF PERF_HZ PERF_PROC PLUGIN; do
+	SWEEP_DIRS SWEEP_RINGS SWEEP_BURSTS SWEEP_DPDK HUGE PERF PERF_HZ PERF_PROC PLUGIN FE_EXTRA; do
 	[ -n "${!v+set}" ] || continue
 	if [[ ${!v} =~ ^[A-Za-z0-9_./,:+-]*$ ]]; then CMD+="$v=${!v} "; else CMD+="$v='${!v}' "; fi
 done
@@ -422,6 +424,10 @@ row_setup() {
 		FE_ARGS+=(--rxd="$ring" --txd="$ring")
 	fi
 	[ -n "$burst" ] && FE_ARGS+=(--burst="$burst")
+	# extra driver-side testpmd options, both drivers (word-split on purpose)
+	# shellcheck disable=SC2206
+	[ -n "${FE_EXTRA:-}" ] && FE_ARGS+=($FE_EXTRA)
+	return 0
 }
 
 drv_eal() { # DRIVER: the driver-specific EAL arguments

@@ -4,7 +4,9 @@
  * (net_gvirtio_loop), in-process EAL, no VM and no vhost back-end:
  * traffic comes back with the right bytes on every ring layout and
  * datapath, mergeable on and off, jumbo frames, small rings; an oversized
- * frame without mergeable buffers is dropped and counted; devargs errors
+ * frame without mergeable buffers is dropped and counted; rx/tx
+ * free thresholds (refill and reclaim points) are checked, kept and
+ * reported by the queue info queries; devargs errors
  * fail the probe; link changes (LSC) and the announce; receive filters,
  * VLAN filters and queue pairs set through the control queue. RSS and
  * offloads: test_loop_offload.c.
@@ -147,6 +149,113 @@ static void test_oversize(void **state)
 	assert_int_equal(recv_all(&p, 0, r, 8), 0);
 	assert_int_equal(stats(&p).drop_too_big, 1);
 	port_remove(&p);
+}
+
+/* ------------------------------------------------- queue thresholds -- */
+
+/* n frames to dst in bursts of 20; how many the device delivered. */
+static uint64_t send_frames(const struct port *p, const struct rte_ether_addr *dst, uint32_t n,
+			    uint32_t seq)
+{
+	uint64_t before = stats(p).rx_delivered;
+
+	for (uint32_t i = 0; i < n; i += 20) {
+		struct rte_mbuf *tx[20];
+		uint16_t k = (uint16_t)RTE_MIN(20u, n - i);
+
+		for (uint16_t j = 0; j < k; j++)
+			tx[j] = frame(mp, dst, 60 + (seq + i + j) % 200, seq + i + j, -1);
+		send_all(p, 0, tx, k);
+	}
+	return stats(p).rx_delivered - before;
+}
+
+static uint16_t recv_free(const struct port *p)
+{
+	struct rte_mbuf *r[256];
+	uint16_t n = recv_all(p, 0, r, RTE_DIM(r));
+
+	free_all(r, n);
+	return n;
+}
+
+/*
+ * rx_free_thresh / tx_free_thresh: more than the ring fails the queue's
+ * set-up; a valid one is what the queue info reports, and RX refills only
+ * once that many buffers are free: with the whole ring (256), 200 frames
+ * taken leave 56 buffers posted, so of 100 more 44 find none; once the
+ * ring is empty it is refilled whole. The default (32) loses nothing.
+ */
+static void queue_thresholds(const char *args)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_rxconf rxc;
+	struct rte_eth_txconf txc;
+	struct rte_eth_rxq_info ri;
+	struct rte_eth_txq_info ti;
+	struct rte_ether_addr mac;
+	struct port_cfg cfg = { 0 };
+	struct port p;
+
+	print_message("%s\n", args);
+	memset(&conf, 0, sizeof(conf));
+	memset(&rxc, 0, sizeof(rxc));
+	memset(&txc, 0, sizeof(txc));
+	assert_int_equal(port_probe(&p, args), 0);
+	assert_int_equal(rte_eth_dev_configure(p.id, 1, 1, &conf), 0);
+	rxc.rx_free_thresh = 257;
+	txc.tx_free_thresh = 257;
+	assert_int_equal(rte_eth_rx_queue_setup(p.id, 0, 256, SOCKET_ID_ANY, &rxc, mp), -EINVAL);
+	assert_int_equal(rte_eth_tx_queue_setup(p.id, 0, 256, SOCKET_ID_ANY, &txc), -EINVAL);
+	rxc.rx_free_thresh = 256;
+	txc.tx_free_thresh = 200;
+	assert_int_equal(rte_eth_rx_queue_setup(p.id, 0, 256, SOCKET_ID_ANY, &rxc, mp), 0);
+	assert_int_equal(rte_eth_tx_queue_setup(p.id, 0, 256, SOCKET_ID_ANY, &txc), 0);
+	assert_int_equal(rte_eth_dev_start(p.id), 0);
+	assert_int_equal(rte_eth_rx_queue_info_get(p.id, 0, &ri), 0);
+	assert_int_equal(ri.nb_desc, 256);
+	assert_int_equal(ri.conf.rx_free_thresh, 256);
+	assert_ptr_equal(ri.mp, mp);
+	assert_int_equal(ri.rx_buf_size, RTE_MBUF_DEFAULT_BUF_SIZE - RTE_PKTMBUF_HEADROOM);
+	assert_int_equal(rte_eth_tx_queue_info_get(p.id, 0, &ti), 0);
+	assert_int_equal(ti.nb_desc, 256);
+	assert_int_equal(ti.conf.tx_free_thresh, 200);
+	rte_eth_macaddr_get(p.id, &mac);
+	assert_int_equal(send_frames(&p, &mac, 200, 0), 200);
+	assert_int_equal(recv_free(&p), 200);
+	assert_int_equal(send_frames(&p, &mac, 100, 200), 56);
+	assert_int_equal(stats(&p).drop_no_buffer, 44);
+	assert_int_equal(recv_free(&p), 56);
+	assert_int_equal(send_frames(&p, &mac, 100, 300), 100);
+	assert_int_equal(recv_free(&p), 100);
+	assert_int_equal(stats(&p).drop_no_buffer, 44);
+	port_remove(&p);
+
+	/* No threshold asked for: 32 each, and nothing is lost. */
+	assert_int_equal(port_probe(&p, args), 0);
+	port_start(&p, &cfg);
+	assert_int_equal(rte_eth_rx_queue_info_get(p.id, 0, &ri), 0);
+	assert_int_equal(ri.conf.rx_free_thresh, 32);
+	assert_int_equal(rte_eth_tx_queue_info_get(p.id, 0, &ti), 0);
+	assert_int_equal(ti.conf.tx_free_thresh, 32);
+	rte_eth_macaddr_get(p.id, &mac);
+	assert_int_equal(send_frames(&p, &mac, 200, 0), 200);
+	assert_int_equal(recv_free(&p), 200);
+	assert_int_equal(send_frames(&p, &mac, 100, 200), 100);
+	assert_int_equal(recv_free(&p), 100);
+	assert_int_equal(stats(&p).drop_no_buffer, 0);
+	port_remove(&p);
+	assert_int_equal(rte_mempool_in_use_count(mp), 0);
+}
+
+static void test_queue_thresholds(void **state)
+{
+	(void)state;
+	queue_thresholds("packed_vq=0,mrg_rxbuf=1");
+	queue_thresholds("packed_vq=1,mrg_rxbuf=1");
+	queue_thresholds("packed_vq=0,mrg_rxbuf=0"); /* the vector path where the CPU has one */
+	queue_thresholds("packed_vq=1,mrg_rxbuf=0");
+	queue_thresholds("packed_vq=0,mrg_rxbuf=0,in_order=0,datapath=full");
 }
 
 /* ------------------------------------------------------------- devargs -- */
@@ -407,7 +516,7 @@ static void test_ctrl_silent(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[32];
+	struct CMUnitTest tests[48];
 	size_t n = 0;
 
 	if (gvl_eal_init("test_loop"))
@@ -416,6 +525,7 @@ int main(void)
 		tests[n++] = (struct CMUnitTest)cmocka_unit_test_prestate(test_traffic,
 									  (void *)&traffic_cases[i]);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_oversize);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_queue_thresholds);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_devargs);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_link);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_filters);

@@ -294,6 +294,23 @@ static void gv_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 	dev->data->tx_queues[qid] = NULL;
 }
 
+/*
+ * A queue's {rx,tx}_free_thresh: RX refills once that many buffers are
+ * free, TX reclaims once fewer descriptors than that are free (DPDK's
+ * meanings). 0 asks for ours: a quarter of the ring, at most 32.
+ */
+static int queue_thresh(const struct gv_hw *hw, const char *dir, uint16_t qid, uint16_t want,
+			uint16_t size, uint32_t *thresh)
+{
+	if (want > size) {
+		GV_LOG(ERR, "%s: %s queue %u: %s_free_thresh %u is more than the ring's %u entries",
+		       hw->name, dir, qid, dir, want, size);
+		return -EINVAL;
+	}
+	*thresh = want ? want : RTE_MAX(1u, RTE_MIN(32u, size / 4u));
+	return 0;
+}
+
 static int gv_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 			     unsigned int socket, const struct rte_eth_rxconf *conf,
 			     struct rte_mempool *mp)
@@ -302,7 +319,6 @@ static int gv_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_
 	struct gv_rxq *rxq;
 	int ret;
 
-	(void)conf;
 	if (rte_pktmbuf_data_room_size(mp) < RTE_PKTMBUF_HEADROOM + 64) {
 		GV_LOG(ERR, "%s: rx queue %u: mbufs of pool %s are too small", hw->name, qid,
 		       mp->name);
@@ -322,7 +338,13 @@ static int gv_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_
 	rxq->hdr_size = hw->hdr_size;
 	rxq->addr_off = hw->use_va ? offsetof(struct rte_mbuf, buf_addr)
 				   : offsetof(struct rte_mbuf, buf_iova);
-	rxq->refill_thresh = RTE_MAX(1u, RTE_MIN(32u, rxq->q.size / 4u));
+	ret = queue_thresh(hw, "rx", qid, conf ? conf->rx_free_thresh : 0, rxq->q.size,
+			   &rxq->refill_thresh);
+	if (ret) {
+		gv_queue_free(&rxq->q);
+		rte_free(rxq);
+		return ret;
+	}
 	rxq->chain_len = 1;
 	dev->data->rx_queues[qid] = rxq;
 	return 0;
@@ -335,7 +357,6 @@ static int gv_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_
 	struct gv_txq *txq;
 	int ret;
 
-	(void)conf;
 	gv_tx_queue_release(dev, qid);
 	txq = rte_zmalloc_socket("gv_txq", sizeof(*txq), RTE_CACHE_LINE_SIZE, (int)socket);
 	if (!txq)
@@ -349,7 +370,13 @@ static int gv_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_
 	txq->hdr_size = hw->hdr_size;
 	txq->addr_off = hw->use_va ? offsetof(struct rte_mbuf, buf_addr)
 				   : offsetof(struct rte_mbuf, buf_iova);
-	txq->free_thresh = RTE_MAX(1u, RTE_MIN(32u, txq->q.size / 4u));
+	ret = queue_thresh(hw, "tx", qid, conf ? conf->tx_free_thresh : 0, txq->q.size,
+			   &txq->free_thresh);
+	if (ret) {
+		gv_queue_free(&txq->q);
+		rte_free(txq);
+		return ret;
+	}
 	txq->in_order = gv_has(hw, GV_F_IN_ORDER);
 	txq->indirect = gv_has(hw, GV_F_RING_INDIRECT_DESC);
 	txq->csum = gv_has(hw, GV_NET_F_CSUM);
@@ -737,6 +764,8 @@ static const struct eth_dev_ops gv_ops = {
 	.xstats_reset = gv_stats_reset,
 	.rx_burst_mode_get = gv_rx_burst_mode_get,
 	.tx_burst_mode_get = gv_tx_burst_mode_get,
+	.rxq_info_get = gv_rxq_info_get,
+	.txq_info_get = gv_txq_info_get,
 };
 
 /* Common part of probing, after the transport found its device. */

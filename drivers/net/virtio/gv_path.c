@@ -8,7 +8,8 @@
  * belongs to. The first row that fits wins. RX and TX are chosen
  * independently: an RX offload or mergeable buffers never force the full
  * TX path, and the reverse. The chosen paths' names answer ethdev's burst
- * mode queries.
+ * mode queries; the queue info queries report what a queue was set up
+ * with (ring size, pool, refill / reclaim thresholds).
  */
 #include <ethdev_driver.h>
 #include <rte_ethdev.h>
@@ -150,4 +151,26 @@ int gv_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
 	(void)queue_id;
 	snprintf(mode->info, sizeof(mode->info), "%s", gv_tx_path_name(hw->tx_path));
 	return 0;
+}
+
+/* rte_eth_rx_queue_info_get (ethdev checked the queue exists and zeroed qinfo). */
+void gv_rxq_info_get(struct rte_eth_dev *dev, uint16_t queue_id, struct rte_eth_rxq_info *qinfo)
+{
+	const struct gv_rxq *rxq = dev->data->rx_queues[queue_id];
+
+	qinfo->mp = rxq->mp;
+	qinfo->nb_desc = rxq->q.size;
+	qinfo->scattered_rx = dev->data->scattered_rx;
+	qinfo->rx_buf_size = (uint16_t)(rte_pktmbuf_data_room_size(rxq->mp) - RTE_PKTMBUF_HEADROOM);
+	qinfo->conf.rx_free_thresh = (uint16_t)rxq->refill_thresh;
+	qinfo->conf.offloads = dev->data->dev_conf.rxmode.offloads;
+}
+
+void gv_txq_info_get(struct rte_eth_dev *dev, uint16_t queue_id, struct rte_eth_txq_info *qinfo)
+{
+	const struct gv_txq *txq = dev->data->tx_queues[queue_id];
+
+	qinfo->nb_desc = txq->q.size;
+	qinfo->conf.tx_free_thresh = (uint16_t)txq->free_thresh;
+	qinfo->conf.offloads = dev->data->dev_conf.txmode.offloads;
 }

@@ -285,6 +285,11 @@ int gv_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
 			 struct rte_eth_burst_mode *mode);
 int gv_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
 			 struct rte_eth_burst_mode *mode);
+/* ethdev's queue info queries: ring size, pool, thresholds, offloads. */
+struct rte_eth_rxq_info;
+struct rte_eth_txq_info;
+void gv_rxq_info_get(struct rte_eth_dev *dev, uint16_t queue_id, struct rte_eth_rxq_info *qinfo);
+void gv_txq_info_get(struct rte_eth_dev *dev, uint16_t queue_id, struct rte_eth_txq_info *qinfo);
 
 /* gv_ethdev.c */
 struct rte_eth_dev;
