@@ -424,9 +424,12 @@ row_setup() {
 		FE_ARGS+=(--rxd="$ring" --txd="$ring")
 	fi
 	[ -n "$burst" ] && FE_ARGS+=(--burst="$burst")
-	# extra driver-side testpmd options, both drivers (word-split on purpose)
-	# shellcheck disable=SC2206
-	[ -n "${FE_EXTRA:-}" ] && FE_ARGS+=($FE_EXTRA)
+	# extra driver-side testpmd options, both drivers (split on blanks, no globbing)
+	if [ -n "${FE_EXTRA:-}" ]; then
+		local fe_extra
+		read -r -a fe_extra <<<"$FE_EXTRA"
+		FE_ARGS+=("${fe_extra[@]}")
+	fi
 	return 0
 }
 

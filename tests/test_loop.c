@@ -180,9 +180,9 @@ static uint16_t recv_free(const struct port *p)
 }
 
 /*
- * rx_free_thresh / tx_free_thresh: more than the ring fails the queue's
- * set-up; a valid one is what the queue info reports, and RX refills only
- * once that many buffers are free: with the whole ring (256), 200 frames
+ * rx_free_thresh / tx_free_thresh: the ring size or more fails the
+ * queue's set-up; a valid one is what the queue info reports, and RX
+ * refills only once that many buffers are free: at 255 of 256, 200 frames
  * taken leave 56 buffers posted, so of 100 more 44 find none; once the
  * ring is empty it is refilled whole. The default (32) loses nothing.
  */
@@ -203,18 +203,19 @@ static void queue_thresholds(const char *args)
 	memset(&txc, 0, sizeof(txc));
 	assert_int_equal(port_probe(&p, args), 0);
 	assert_int_equal(rte_eth_dev_configure(p.id, 1, 1, &conf), 0);
-	rxc.rx_free_thresh = 257;
-	txc.tx_free_thresh = 257;
+	rxc.rx_free_thresh = 256;
+	txc.tx_free_thresh = 256;
 	assert_int_equal(rte_eth_rx_queue_setup(p.id, 0, 256, SOCKET_ID_ANY, &rxc, mp), -EINVAL);
 	assert_int_equal(rte_eth_tx_queue_setup(p.id, 0, 256, SOCKET_ID_ANY, &txc), -EINVAL);
-	rxc.rx_free_thresh = 256;
+	rxc.rx_free_thresh = 255;
 	txc.tx_free_thresh = 200;
 	assert_int_equal(rte_eth_rx_queue_setup(p.id, 0, 256, SOCKET_ID_ANY, &rxc, mp), 0);
 	assert_int_equal(rte_eth_tx_queue_setup(p.id, 0, 256, SOCKET_ID_ANY, &txc), 0);
 	assert_int_equal(rte_eth_dev_start(p.id), 0);
 	assert_int_equal(rte_eth_rx_queue_info_get(p.id, 0, &ri), 0);
 	assert_int_equal(ri.nb_desc, 256);
-	assert_int_equal(ri.conf.rx_free_thresh, 256);
+	assert_int_equal(ri.conf.rx_free_thresh, 255);
+	assert_int_equal(ri.scattered_rx, strstr(args, "mrg_rxbuf=1") != NULL);
 	assert_ptr_equal(ri.mp, mp);
 	assert_int_equal(ri.rx_buf_size, RTE_MBUF_DEFAULT_BUF_SIZE - RTE_PKTMBUF_HEADROOM);
 	assert_int_equal(rte_eth_tx_queue_info_get(p.id, 0, &ti), 0);
@@ -248,6 +249,56 @@ static void queue_thresholds(const char *args)
 	assert_int_equal(rte_mempool_in_use_count(mp), 0);
 }
 
+/*
+ * Mergeable buffers with 9000-byte frames in 2 KB mbufs (5 buffers each):
+ * a refill point of 255 would let the ring sit with 4 buffers posted after
+ * 252 small frames, where no large frame fits and nothing frees a slot.
+ * The start lowers it to 252 (256 - 5 + 1), says so, and the large frame
+ * after the small ones arrives.
+ */
+static void mrg_refill_cap(const char *args)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_rxconf rxc;
+	struct rte_eth_rxq_info ri;
+	struct rte_ether_addr mac;
+	struct rte_mbuf *m, *r[8];
+	struct port p;
+	uint16_t n;
+
+	print_message("%s, mtu 9000, rx_free_thresh 255\n", args);
+	memset(&conf, 0, sizeof(conf));
+	memset(&rxc, 0, sizeof(rxc));
+	assert_int_equal(log_capture_open(), 0);
+	log_start();
+	assert_int_equal(port_probe(&p, args), 0);
+	assert_int_equal(rte_eth_dev_configure(p.id, 1, 1, &conf), 0);
+	assert_int_equal(rte_eth_dev_set_mtu(p.id, 9000), 0);
+	rxc.rx_free_thresh = 255;
+	assert_int_equal(rte_eth_rx_queue_setup(p.id, 0, 256, SOCKET_ID_ANY, &rxc, mp), 0);
+	assert_int_equal(rte_eth_tx_queue_setup(p.id, 0, 256, SOCKET_ID_ANY, NULL), 0);
+	assert_int_equal(rte_eth_dev_start(p.id), 0);
+	assert_int_equal(rte_eth_rx_queue_info_get(p.id, 0, &ri), 0);
+	assert_int_equal(ri.conf.rx_free_thresh, 252);
+	assert_true(log_has("rx_free_thresh 255 lowered to 252"));
+	log_capture_close();
+	rte_eth_macaddr_get(p.id, &mac);
+	assert_int_equal(send_frames(&p, &mac, 240, 0), 240);
+	assert_int_equal(recv_free(&p), 240);
+	assert_int_equal(send_frames(&p, &mac, 12, 240), 12);
+	assert_int_equal(recv_free(&p), 12);
+	m = frame(mp_big, &mac, 9000, 252, -1);
+	send_all(&p, 0, &m, 1);
+	n = recv_all(&p, 0, r, 8);
+	assert_int_equal(n, 1);
+	assert_int_equal(r[0]->pkt_len, 9000);
+	check_frame(r[0], &mac, 252);
+	free_all(r, n);
+	assert_int_equal(stats(&p).drop_no_buffer, 0);
+	port_remove(&p);
+	assert_int_equal(rte_mempool_in_use_count(mp), 0);
+}
+
 static void test_queue_thresholds(void **state)
 {
 	(void)state;
@@ -256,6 +307,8 @@ static void test_queue_thresholds(void **state)
 	queue_thresholds("packed_vq=0,mrg_rxbuf=0"); /* the vector path where the CPU has one */
 	queue_thresholds("packed_vq=1,mrg_rxbuf=0");
 	queue_thresholds("packed_vq=0,mrg_rxbuf=0,in_order=0,datapath=full");
+	mrg_refill_cap("packed_vq=0,mrg_rxbuf=1,mtu=9000");
+	mrg_refill_cap("packed_vq=1,mrg_rxbuf=1,mtu=9000");
 }
 
 /* ------------------------------------------------------------- devargs -- */

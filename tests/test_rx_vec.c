@@ -264,7 +264,6 @@ static void test_traffic_packed(void **state)
 	run_traffic("packed_vq=1,mrg_rxbuf=0,features=0x1000000000,vectorized=1", 1000);
 }
 
-/* Stop/start cycles with traffic in between: every mbuf comes back. */
 /*
  * Multicast and broadcast counters: frames to the port's own address, to
  * broadcast and to two multicast groups (all-multicast on). TX counts
@@ -288,6 +287,7 @@ static void l2_counters(int packed, int vec)
 	char a[96];
 
 	snprintf(a, sizeof(a), "packed_vq=%d,mrg_rxbuf=0,vectorized=%d", packed, vec);
+	/* No vector path here (the CPU or EAL's SIMD limit): the scalar one is checked twice. */
 	print_message("%s: %s\n", a, path_log(path));
 	log_start();
 	assert_int_equal(port_probe(&p, a), 0);
@@ -346,6 +346,7 @@ static void test_l2_counters(void **state)
 	}
 }
 
+/* Stop/start cycles with traffic in between: every mbuf comes back. */
 static void restart(int packed)
 {
 	struct port_cfg cfg = { 0 };

@@ -156,11 +156,13 @@ int gv_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
 /* rte_eth_rx_queue_info_get (ethdev checked the queue exists and zeroed qinfo). */
 void gv_rxq_info_get(struct rte_eth_dev *dev, uint16_t queue_id, struct rte_eth_rxq_info *qinfo)
 {
+	const struct gv_hw *hw = dev->data->dev_private;
 	const struct gv_rxq *rxq = dev->data->rx_queues[queue_id];
 
 	qinfo->mp = rxq->mp;
 	qinfo->nb_desc = rxq->q.size;
-	qinfo->scattered_rx = dev->data->scattered_rx;
+	/* A packet may span mbufs: mergeable buffers, or chains (as of the last start). */
+	qinfo->scattered_rx = hw->rx_path == GV_RX_MRG || rxq->chain_len > 1;
 	qinfo->rx_buf_size = (uint16_t)(rte_pktmbuf_data_room_size(rxq->mp) - RTE_PKTMBUF_HEADROOM);
 	qinfo->conf.rx_free_thresh = (uint16_t)rxq->refill_thresh;
 	qinfo->conf.offloads = dev->data->dev_conf.rxmode.offloads;

@@ -116,7 +116,8 @@ struct gv_rxq {
 	uint16_t hdr_size;
 	uint16_t chain_len; /* GV_RX_FULL: mbufs per posted chain */
 	uint32_t addr_off; /* offset of buf_addr or buf_iova in the mbuf */
-	uint32_t refill_thresh;
+	uint32_t refill_want; /* the app's rx_free_thresh, or ours */
+	uint32_t refill_thresh; /* in effect since start (gv_ethdev.c rx_refill_point) */
 	bool ol_any; /* any of the below: gv_rx_offload() per packet */
 	bool ol_csum, ol_lro, ol_vlan_strip, ol_rss_hash;
 	uint64_t nombuf;
