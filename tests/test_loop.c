@@ -311,6 +311,54 @@ static void test_queue_thresholds(void **state)
 	mrg_refill_cap("packed_vq=1,mrg_rxbuf=1,mtu=9000");
 }
 
+/* ------------------------------------------------------ tx cleanup -- */
+
+/*
+ * rte_eth_tx_done_cleanup: 40 frames to an address the device filters
+ * (sent, then dropped there) stay in the TX ring (no burst reclaimed them
+ * yet); a cleanup of 10 gives back 10 mbufs, one of 0 (no limit) the
+ * other 30, a third nothing. On each TX path and layout.
+ */
+static void tx_cleanup(const char *args)
+{
+	static const struct rte_ether_addr other = { { 0x02, 0, 0, 0, 0, 0x99 } };
+	struct port_cfg cfg = { 0 };
+	struct port p;
+	struct rte_mbuf *tx[40];
+	struct rte_ether_addr mac;
+	unsigned int base;
+
+	print_message("%s\n", args);
+	assert_int_equal(port_probe(&p, args), 0);
+	port_start(&p, &cfg);
+	base = rte_mempool_in_use_count(mp); /* the RX ring's buffers */
+	for (uint32_t i = 0; i < RTE_DIM(tx); i++)
+		tx[i] = frame(mp, &other, 60 + i, i, -1);
+	send_all(&p, 0, tx, RTE_DIM(tx));
+	assert_int_equal(stats(&p).drop_mac, RTE_DIM(tx));
+	assert_int_equal(rte_mempool_in_use_count(mp), base + RTE_DIM(tx));
+	assert_int_equal(rte_eth_tx_done_cleanup(p.id, 0, 10), 10);
+	assert_int_equal(rte_mempool_in_use_count(mp), base + RTE_DIM(tx) - 10);
+	assert_int_equal(rte_eth_tx_done_cleanup(p.id, 0, 0), RTE_DIM(tx) - 10);
+	assert_int_equal(rte_mempool_in_use_count(mp), base);
+	assert_int_equal(rte_eth_tx_done_cleanup(p.id, 0, 0), 0);
+	/* The ring still sends. */
+	rte_eth_macaddr_get(p.id, &mac);
+	assert_int_equal(one_way(&p, &mac, -1, 0, 0), 1);
+	port_remove(&p);
+	assert_int_equal(rte_mempool_in_use_count(mp), 0);
+}
+
+static void test_tx_cleanup(void **state)
+{
+	(void)state;
+	tx_cleanup("packed_vq=0");
+	tx_cleanup("packed_vq=1");
+	tx_cleanup("packed_vq=0,in_order=0,datapath=simple");
+	tx_cleanup("packed_vq=1,in_order=0,datapath=full");
+	tx_cleanup("packed_vq=0,in_order=1,datapath=full");
+}
+
 /* ------------------------------------------------------------- devargs -- */
 
 static void test_devargs(void **state)
@@ -579,6 +627,7 @@ int main(void)
 									  (void *)&traffic_cases[i]);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_oversize);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_queue_thresholds);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_cleanup);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_devargs);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_link);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_filters);

@@ -149,7 +149,12 @@ step_testpmd() { # iova
 	wait $pid
 	rc=$?
 	cat $out
-	rx=$(awk '/Forward statistics for port/ { p = 1; next }
+	# testpmd writes its prompt and command echoes unbuffered, its output
+	# block-buffered: a "testpmd> quit" can split a line of the statistics
+	# in the file; such a line's start is joined to the line after it.
+	rx=$(awk '{ $0 = held $0; held = "" }
+		/.testpmd> / { held = substr($0, 1, index($0, "testpmd> ") - 1); next }
+		/Forward statistics for port/ { p = 1; next }
 		p && /RX-packets:/ { printf "%s ", $2; p = 0 }' $out)
 	set -- $rx
 	if [ $rc != 0 ]; then

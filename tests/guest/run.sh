@@ -226,7 +226,12 @@ run_case() { # name -> sets why
 	wait "$qpid" || qrc=$?
 	qpid=
 	[ "$wire" != tap ] || tap_wire_down
-	tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
+	# The guest's testpmd writes its prompt and command echoes unbuffered,
+	# its output block-buffered: a "testpmd> quit" can land inside a line
+	# of that output. Such a line's start is joined to the line after it.
+	tr -d '\r' <"$log" | awk '{ $0 = held $0; held = "" }
+		/.testpmd> / { held = substr($0, 1, index($0, "testpmd> ") - 1); next }
+		{ print }' >"$log.tmp" && mv "$log.tmp" "$log"
 	[ "$qrc" = 0 ] || why+=("qemu exit status $qrc$([ "$qrc" = 137 ] && echo " (killed: over ${limit} s)"): $(tail -n2 "$run/qemu.out" | tr '\n' ' ')")
 
 	grep -q '^GV-RESULT PASS' "$log" || why+=("the guest did not report GV-RESULT PASS")

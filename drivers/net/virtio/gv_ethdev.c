@@ -794,6 +794,7 @@ static const struct eth_dev_ops gv_ops = {
 	.rx_burst_mode_get = gv_rx_burst_mode_get,
 	.tx_burst_mode_get = gv_tx_burst_mode_get,
 	.rxq_info_get = gv_rxq_info_get,
+	.tx_done_cleanup = gv_tx_done_cleanup,
 	.txq_info_get = gv_txq_info_get,
 };
 

@@ -258,6 +258,8 @@ uint16_t gv_tx_owned(const struct gv_hw *hw, struct gv_txq *txq, struct rte_mbuf
 		     uint16_t n);
 void gv_rxq_drain(struct gv_rxq *rxq);
 void gv_txq_drain(struct gv_txq *txq);
+/* rte_eth_tx_done_cleanup: sent packets' mbufs back, up to free_cnt (0: all). */
+int gv_tx_done_cleanup(void *txq, uint32_t free_cnt);
 
 /* gv_rx_vec.c: the vector RX paths (one mbuf per packet; packed: gv_rx_vec_packed.c). */
 static inline bool gv_rx_path_vec(enum gv_rx_path p)

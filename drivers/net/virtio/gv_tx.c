@@ -5,7 +5,7 @@
  * reading used entries), full (multi-segment chains, indirect tables when
  * negotiated, offloads). One copy per (ring layout, barrier policy) on the
  * core's inline verbs, as the RX bursts (gv_rxtx.c). Sent mbufs are
- * freed in bulk, inline.
+ * freed in bulk, inline; rte_eth_tx_done_cleanup frees them on demand.
  */
 #include <rte_pause.h>
 
@@ -380,6 +380,59 @@ uint16_t gv_tx_owned(const struct gv_hw *hw, struct gv_txq *txq, struct rte_mbuf
 	if (hw->layout == GV_LAYOUT_PACKED)
 		return tx_owned_lb(hw, txq, pkts, n, GV_LAYOUT_PACKED);
 	return tx_owned_lb(hw, txq, pkts, n, GV_LAYOUT_SPLIT);
+}
+
+/*
+ * Up to free_cnt (0: no limit) sent packets' mbufs given back, without
+ * sending; reclaimed the way the port's path does it. How many.
+ */
+static __rte_always_inline uint32_t tx_cleanup_t(struct gv_txq *txq, uint32_t free_cnt,
+						 const bool in_order, const enum gv_layout L,
+						 const enum gv_barrier B)
+{
+	void *ck[GV_BURST_MAX];
+	uint32_t lens[GV_BURST_MAX];
+	uint32_t done = 0, want, got;
+
+	do {
+		want = free_cnt && free_cnt - done < GV_BURST_MAX ? free_cnt - done : GV_BURST_MAX;
+		got = in_order ? gvb_reclaim_in_order(txq->q.vq, ck, want, L, B)
+			       : gvb_get_used(txq->q.vq, ck, lens, want, L, B);
+		if (got)
+			tx_free((struct rte_mbuf **)ck, got);
+		done += got;
+	} while (got == want && (free_cnt == 0 || done < free_cnt));
+	return done;
+}
+
+static uint32_t tx_cleanup_l(const struct gv_hw *hw, struct gv_txq *txq, uint32_t free_cnt,
+			     const enum gv_layout L)
+{
+	/* The in-order reclaim serves the in-order path, and the full path with IN_ORDER. */
+	if (hw->tx_path == GV_TX_INORDER || (hw->tx_path == GV_TX_FULL && txq->in_order))
+		return tx_cleanup_t(txq, free_cnt, true, L, hw->barrier);
+	return tx_cleanup_t(txq, free_cnt, false, L, hw->barrier);
+}
+
+/*
+ * rte_eth_tx_done_cleanup. On the application's thread, like the bursts
+ * (not at the same time as one on this queue, as ethdev says); a queue
+ * the control path holds (restart, stopped port) gives back nothing.
+ */
+int gv_tx_done_cleanup(void *q, uint32_t free_cnt)
+{
+	struct gv_txq *txq = q;
+	const struct gv_hw *hw = txq->q.hw;
+	uint32_t done;
+
+	if (!gv_queue_enter(&txq->q))
+		return 0;
+	done = hw->layout == GV_LAYOUT_PACKED ? tx_cleanup_l(hw, txq, free_cnt, GV_LAYOUT_PACKED)
+					      : tx_cleanup_l(hw, txq, free_cnt, GV_LAYOUT_SPLIT);
+	if (unlikely(gvb_broken(txq->q.vq)))
+		gv_queue_broken(&txq->q, "tx");
+	gv_queue_exit(&txq->q);
+	return (int)RTE_MIN(done, (uint32_t)INT32_MAX);
 }
 
 gv_burst_fn gv_tx_fn(const struct gv_hw *hw, enum gv_tx_path p)
