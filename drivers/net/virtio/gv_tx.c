@@ -79,28 +79,33 @@ static __rte_always_inline void tx_free(struct rte_mbuf **ms, uint32_t n)
 
 /*
  * Take back sent chains, GV_BURST_MAX at a time, until `need` slots are
- * free or none is left to take. Not all that the device returned: when
- * the application sets the pace (small bursts into a big ring), the
- * device returns nearly the whole ring between two reclaims, and freeing
- * it at once would push thousands of mbufs through the pool, out of the
- * pool's cache and out of the CPU's, just before the application takes
- * them again (ring 4096, burst 1: testpmd's mbuf reset missed on most
- * packets, docs/performance.md "Session 8"). A slice at a time, the
- * mbufs freed are the next ones allocated, still in cache.
+ * free, `max` chains are taken, or none is left to take; how many were
+ * taken. Not all that the device returned: when the application sets
+ * the pace (small bursts into a big ring), the device returns nearly the
+ * whole ring between two reclaims, and freeing it at once would push
+ * thousands of mbufs through the pool, out of the pool's cache and out of
+ * the CPU's, just before the application takes them again (ring 4096,
+ * burst 1: testpmd's mbuf reset missed on most packets,
+ * docs/performance.md "Session 8"). A slice at a time, the mbufs freed
+ * are the next ones allocated, still in cache.
  */
-static __rte_always_inline void tx_reclaim(struct gv_txq *txq, uint32_t need, const bool in_order,
-					   const enum gv_layout L, const enum gv_barrier B)
+static __rte_always_inline uint32_t tx_reclaim(struct gv_txq *txq, uint32_t need, uint32_t max,
+					       const bool in_order, const enum gv_layout L,
+					       const enum gv_barrier B)
 {
 	void *ck[GV_BURST_MAX];
 	uint32_t lens[GV_BURST_MAX];
-	uint32_t got;
+	uint32_t done = 0, want, got;
 
 	do {
-		got = in_order ? gvb_reclaim_in_order(txq->q.vq, ck, GV_BURST_MAX, L, B)
-			       : gvb_get_used(txq->q.vq, ck, lens, GV_BURST_MAX, L, B);
+		want = RTE_MIN(max - done, (uint32_t)GV_BURST_MAX);
+		got = in_order ? gvb_reclaim_in_order(txq->q.vq, ck, want, L, B)
+			       : gvb_get_used(txq->q.vq, ck, lens, want, L, B);
 		if (got)
 			tx_free((struct rte_mbuf **)ck, got);
-	} while (got == GV_BURST_MAX && gvb_num_free(txq->q.vq) < need);
+		done += got;
+	} while (got == want && done < max && gvb_num_free(txq->q.vq) < need);
+	return done;
 }
 
 /* The header can go into the packet's own headroom. */
@@ -223,17 +228,19 @@ static __rte_always_inline bool tx_simple_ok(const struct rte_mbuf *m, uint16_t 
 	       ((m->ol_flags & ol_no) == 0);
 }
 
-/* Reclaim; the full path serves queues with and without IN_ORDER. */
-static __rte_always_inline void tx_reclaim_q(struct gv_txq *txq, uint32_t need,
-					     const bool in_order, const bool full,
-					     const enum gv_layout L, const enum gv_barrier B)
+/*
+ * Reclaim the way the path posts: in order on the in-order path, and on
+ * the full path when the queue negotiated IN_ORDER.
+ */
+static __rte_always_inline uint32_t tx_reclaim_q(struct gv_txq *txq, uint32_t need, uint32_t max,
+						 const bool in_order, const bool full,
+						 const enum gv_layout L, const enum gv_barrier B)
 {
 	if (!full)
-		tx_reclaim(txq, need, in_order, L, B);
-	else if (txq->in_order)
-		tx_reclaim(txq, need, true, L, B);
-	else
-		tx_reclaim(txq, need, false, L, B);
+		return tx_reclaim(txq, need, max, in_order, L, B);
+	if (txq->in_order)
+		return tx_reclaim(txq, need, max, true, L, B);
+	return tx_reclaim(txq, need, max, false, L, B);
 }
 
 /*
@@ -254,7 +261,8 @@ static __rte_always_inline uint16_t tx_simple_t(struct gv_txq *txq, struct rte_m
 	uint16_t sent = 0;
 
 	if (gvb_num_free(vq) < txq->free_thresh || gvb_num_free(vq) < n)
-		tx_reclaim_q(txq, RTE_MAX((uint32_t)n, txq->free_thresh), in_order, full, L, B);
+		tx_reclaim_q(txq, RTE_MAX((uint32_t)n, txq->free_thresh), UINT32_MAX, in_order,
+			     full, L, B);
 	while (sent < n) {
 		struct gv_seg segs[GV_BURST_MAX];
 		void *ck[GV_BURST_MAX];
@@ -282,7 +290,8 @@ static __rte_always_inline uint16_t tx_simple_t(struct gv_txq *txq, struct rte_m
 				}
 				ret = tx_post_chain(txq, m, L, B);
 				if (full && ret == -ENOSPC) {
-					tx_reclaim_q(txq, UINT32_MAX, in_order, full, L, B);
+					tx_reclaim_q(txq, UINT32_MAX, UINT32_MAX, in_order, full,
+						     L, B);
 					ret = tx_post_chain(txq, m, L, B);
 				}
 				if (ret == -ENOSPC || ret == -ENOMEM || ret == -EIO) {
@@ -382,36 +391,12 @@ uint16_t gv_tx_owned(const struct gv_hw *hw, struct gv_txq *txq, struct rte_mbuf
 	return tx_owned_lb(hw, txq, pkts, n, GV_LAYOUT_SPLIT);
 }
 
-/*
- * Up to free_cnt (0: no limit) sent packets' mbufs given back, without
- * sending; reclaimed the way the port's path does it. How many.
- */
-static __rte_always_inline uint32_t tx_cleanup_t(struct gv_txq *txq, uint32_t free_cnt,
-						 const bool in_order, const enum gv_layout L,
-						 const enum gv_barrier B)
-{
-	void *ck[GV_BURST_MAX];
-	uint32_t lens[GV_BURST_MAX];
-	uint32_t done = 0, want, got;
-
-	do {
-		want = free_cnt && free_cnt - done < GV_BURST_MAX ? free_cnt - done : GV_BURST_MAX;
-		got = in_order ? gvb_reclaim_in_order(txq->q.vq, ck, want, L, B)
-			       : gvb_get_used(txq->q.vq, ck, lens, want, L, B);
-		if (got)
-			tx_free((struct rte_mbuf **)ck, got);
-		done += got;
-	} while (got == want && (free_cnt == 0 || done < free_cnt));
-	return done;
-}
-
+/* Up to free_cnt (0: no limit) sent packets' mbufs given back, without sending. */
 static uint32_t tx_cleanup_l(const struct gv_hw *hw, struct gv_txq *txq, uint32_t free_cnt,
 			     const enum gv_layout L)
 {
-	/* The in-order reclaim serves the in-order path, and the full path with IN_ORDER. */
-	if (hw->tx_path == GV_TX_INORDER || (hw->tx_path == GV_TX_FULL && txq->in_order))
-		return tx_cleanup_t(txq, free_cnt, true, L, hw->barrier);
-	return tx_cleanup_t(txq, free_cnt, false, L, hw->barrier);
+	return tx_reclaim_q(txq, UINT32_MAX, free_cnt ? free_cnt : UINT32_MAX,
+			    hw->tx_path == GV_TX_INORDER, hw->tx_path == GV_TX_FULL, L, hw->barrier);
 }
 
 /*
