@@ -17,6 +17,9 @@
  *   bad_order           IN_ORDER: a used id out of posting order
  *   stale_batch         packed IN_ORDER: a batch left open by reclaim ends
  *                       when get_used takes its last chain
+ *   watch_batch         packed IN_ORDER: the power monitor's condition
+ *                       (gv_vq_watch) says "waiting" while part of a
+ *                       batch the device returned as one entry is left
  * Every case checks: the valid entries before the bad one are returned,
  * gv_vq_broken(), every later verb fails, exactly one stat counted, detach
  * returns each outstanding cookie once, and gv_vq_reset recovers.
@@ -60,6 +63,18 @@ static void check_stats_one(struct gvt_q *q, enum which w)
 	}
 }
 
+/* What gv_vq_watch's condition says now: true when something is waiting. */
+static bool watch_waiting(const struct gv_vq *vq)
+{
+	struct gv_vq_watch w;
+	uint16_t v;
+
+	gv_vq_watch(vq, &w);
+	assert_non_null(w.addr);
+	v = *(volatile uint16_t *)w.addr;
+	return ((v & w.mask) == w.value) == w.when_equal;
+}
+
 /*
  * After the bad entry: broken, verbs fail, one stat; detach gives back the
  * cookies in `outstanding` (bitmask of cookie indices) once each; reset
@@ -82,6 +97,7 @@ static void check_broken(struct gvt_q *q, enum which w, uint32_t outstanding)
 	assert_int_equal(gv_vq_add_burst(q->vq, &s, bck, 1, true), 0);
 	assert_int_equal(gv_vq_reclaim_in_order(q->vq, ck, NUM), 0);
 	assert_false(gv_vq_kick_prepare(q->vq));
+	assert_false(watch_waiting(q->vq)); /* a broken queue: nothing to wake for */
 	gv_vq_flush(q->vq);
 	assert_int_equal(gv_vq_get_used(q->vq, ck, lens, NUM), 0);
 	assert_true(gv_vq_broken(q->vq));
@@ -714,6 +730,35 @@ static void t_dev_xlate_fail(void **state)
 	gvt_q_free(&q);
 }
 
+/*
+ * gv_vq_watch, packed IN_ORDER: one used descriptor returns three chains
+ * (split has no such batch: its used index counts every chain). The
+ * condition says "waiting" once it is written and while reclaim has taken
+ * only part of the batch (the next descriptor is not written: only the
+ * driver's state knows), "not waiting" once all three are taken.
+ */
+static void t_watch_batch(void **state)
+{
+	const struct gvt_param *p = gvt_param(state);
+	struct gvt_q q;
+	struct gvt_inject in;
+	uint16_t ids[3];
+	void *ck[NUM];
+
+	gvt_q_setup(&q, p, NUM, GV_VQ_F_IN_ORDER, 0);
+	gvt_inject_init(&in);
+	post_take1(&q, 3, 0, ids);
+	assert_false(watch_waiting(q.vq));
+	gvt_inject_used(&q, &in, ids[2], 0, 3);
+	assert_true(watch_waiting(q.vq));
+	assert_int_equal(gv_vq_reclaim_in_order(q.vq, ck, 1), 1);
+	assert_true(watch_waiting(q.vq));
+	assert_int_equal(gv_vq_reclaim_in_order(q.vq, ck, NUM), 2);
+	assert_false(watch_waiting(q.vq));
+	assert_false(gv_vq_broken(q.vq));
+	gvt_q_free(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -725,6 +770,7 @@ int main(void)
 		GVT_TEST_ALL(t_bad_len_readonly),
 		GVT_TEST_ALL(t_bad_order),
 		GVT_TEST_PACKED(t_stale_batch),
+		GVT_TEST_PACKED(t_watch_batch),
 		GVT_TEST_SPLIT(t_bad_used_idx),
 		GVT_TEST_PACKED(t_bad_flags),
 		GVT_TEST_SPLIT(t_dev_split_loops),

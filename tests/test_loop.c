@@ -6,12 +6,15 @@
  * datapath, mergeable on and off, jumbo frames, small rings; an oversized
  * frame without mergeable buffers is dropped and counted; rx/tx
  * free thresholds (refill and reclaim points) are checked, kept and
- * reported by the queue info queries; devargs errors
+ * reported by the queue info queries; tx_done_cleanup; the power
+ * monitor condition (get_monitor_addr) across ring wraps; devargs errors
  * fail the probe; link changes (LSC) and the announce; receive filters,
  * VLAN filters and queue pairs set through the control queue. RSS and
  * offloads: test_loop_offload.c.
  */
+#define ALLOW_EXPERIMENTAL_API /* rte_eth_get_monitor_addr */
 #include <rte_cycles.h>
+#include <rte_power_intrinsics.h>
 
 #include "gv_test_loop.h"
 
@@ -359,6 +362,63 @@ static void test_tx_cleanup(void **state)
 	tx_cleanup("packed_vq=0,in_order=1,datapath=full");
 }
 
+/* ------------------------------------------------------ power monitor -- */
+
+/* The condition's answer now: -1 a packet is waiting (do not sleep), 0 none. */
+static int monitor_says(const struct rte_power_monitor_cond *pmc)
+{
+	assert_int_equal(pmc->size, 2);
+	return pmc->fn(*(volatile uint16_t *)pmc->addr, pmc->opaque);
+}
+
+/*
+ * rte_eth_get_monitor_addr: a condition taken with the RX ring empty says
+ * "sleep"; once a frame arrives the same condition says "wake"; taken
+ * again after the frame is received, "sleep" again. One frame at a time
+ * for three laps of the ring (the packed wrap counter flips), then a
+ * stopped port gives no condition.
+ */
+static void monitor(const char *args)
+{
+	struct port_cfg cfg = { 0 };
+	struct rte_power_monitor_cond pmc;
+	struct rte_ether_addr mac;
+	struct rte_mbuf *m, *r[4];
+	struct port p;
+
+	print_message("%s\n", args);
+	assert_int_equal(port_probe(&p, args), 0);
+	port_start(&p, &cfg);
+	rte_eth_macaddr_get(p.id, &mac);
+	for (uint32_t i = 0; i < 3 * 256; i++) {
+		memset(&pmc, 0, sizeof(pmc));
+		assert_int_equal(rte_eth_get_monitor_addr(p.id, 0, &pmc), 0);
+		assert_int_equal(monitor_says(&pmc), 0);
+		m = frame(mp, &mac, flen(i), i, -1);
+		send_all(&p, 0, &m, 1);
+		assert_int_equal(monitor_says(&pmc), -1);
+		assert_int_equal(recv_all(&p, 0, r, 4), 1);
+		free_all(r, 1);
+	}
+	assert_int_equal(rte_eth_get_monitor_addr(p.id, 0, &pmc), 0);
+	assert_int_equal(monitor_says(&pmc), 0);
+	assert_int_equal(rte_eth_dev_stop(p.id), 0);
+	assert_int_not_equal(rte_eth_get_monitor_addr(p.id, 0, &pmc), 0);
+	port_remove(&p);
+	assert_int_equal(rte_mempool_in_use_count(mp), 0);
+}
+
+static void test_monitor(void **state)
+{
+	(void)state;
+	monitor("packed_vq=0,mrg_rxbuf=1");
+	monitor("packed_vq=1,mrg_rxbuf=1");
+	monitor("packed_vq=0,mrg_rxbuf=0"); /* the vector paths where the CPU has them */
+	monitor("packed_vq=1,mrg_rxbuf=0");
+	monitor("packed_vq=0,mrg_rxbuf=0,in_order=0,datapath=full");
+	monitor("packed_vq=1,mrg_rxbuf=0,in_order=0,datapath=simple");
+}
+
 /* ------------------------------------------------------------- devargs -- */
 
 static void test_devargs(void **state)
@@ -628,6 +688,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_oversize);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_queue_thresholds);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_cleanup);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_monitor);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_devargs);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_link);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_filters);

@@ -199,6 +199,20 @@ uint32_t gv_vq_used_pending(struct gv_vq *vq)
 	GV_DISPATCH(vq, split_used_pending, packed_used_pending, vq)
 }
 
+void gv_vq_watch(const struct gv_vq *vq, struct gv_vq_watch *out)
+{
+	if (vq->broken) {
+		*out = (struct gv_vq_watch){ vq->layout == GV_LAYOUT_SPLIT ? (void *)&vq->s.used->idx
+									   : (void *)&vq->p.desc[0].flags,
+					     0, 0, false };
+		return;
+	}
+	if (vq->layout == GV_LAYOUT_SPLIT)
+		split_watch(vq, out);
+	else
+		packed_watch(vq, out);
+}
+
 void gv_vq_disable_cb(struct gv_vq *vq)
 {
 	if (vq->broken)

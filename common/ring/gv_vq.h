@@ -178,6 +178,22 @@ void gv_vq_disable_cb(struct gv_vq *vq);
 bool gv_vq_enable_cb(struct gv_vq *vq);
 
 /*
+ * Where the device's next completion will show, for a power-management
+ * monitor (sleep until the line at `addr` is written): the 16-bit word
+ * there, masked by `mask`, says "something is waiting" when it equals
+ * `value` (`when_equal`) or when it differs from it. `mask` 0 gives a
+ * fixed answer: when_equal: always waiting; else: never (a broken queue).
+ * Reads nothing from the ring; the caller polls as usual after waking.
+ */
+struct gv_vq_watch {
+	void *addr;
+	uint16_t mask;
+	uint16_t value;
+	bool when_equal;
+};
+void gv_vq_watch(const struct gv_vq *vq, struct gv_vq_watch *out);
+
+/*
  * Take back one posted chain that the device never returned (teardown):
  * returns its cookie, or NULL when none is left. Safe on a broken queue.
  */

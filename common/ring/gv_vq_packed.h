@@ -421,6 +421,22 @@ GV_INLINE uint32_t packed_used_pending(struct gv_vq *vq, const enum gv_barrier B
 	return count;
 }
 
+/*
+ * The flags of the next descriptor to read: used when both its AVAIL and
+ * USED bits equal the used wrap counter. Inside a batch the device
+ * returned as one entry, buffers are waiting already.
+ */
+GV_INLINE void packed_watch(const struct gv_vq *vq, struct gv_vq_watch *w)
+{
+	const uint16_t both = GV_DESC_F_AVAIL | GV_DESC_F_USED;
+
+	if (vq->p.batch_open)
+		*w = (struct gv_vq_watch){ (void *)&vq->p.desc[vq->p.used_idx].flags, 0, 0, true };
+	else
+		*w = (struct gv_vq_watch){ (void *)&vq->p.desc[vq->p.used_idx].flags, both,
+					   vq->p.used_wrap ? both : 0, true };
+}
+
 GV_INLINE void packed_disable_cb(struct gv_vq *vq, const enum gv_barrier B)
 {
 	(void)B;

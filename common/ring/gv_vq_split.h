@@ -335,6 +335,12 @@ GV_INLINE uint32_t split_used_pending(struct gv_vq *vq, const enum gv_barrier B)
 	return pending > vq->inflight ? vq->inflight : pending;
 }
 
+/* The used index: it moves past last_used when the device returns a chain. */
+GV_INLINE void split_watch(const struct gv_vq *vq, struct gv_vq_watch *w)
+{
+	*w = (struct gv_vq_watch){ (void *)&vq->s.used->idx, 0xffffu, vq->s.last_used, false };
+}
+
 GV_INLINE void split_disable_cb(struct gv_vq *vq, const enum gv_barrier B)
 {
 	(void)B;

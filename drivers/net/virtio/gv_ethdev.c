@@ -795,6 +795,7 @@ static const struct eth_dev_ops gv_ops = {
 	.tx_burst_mode_get = gv_tx_burst_mode_get,
 	.rxq_info_get = gv_rxq_info_get,
 	.tx_done_cleanup = gv_tx_done_cleanup,
+	.get_monitor_addr = gv_get_monitor_addr,
 	.txq_info_get = gv_txq_info_get,
 };
 

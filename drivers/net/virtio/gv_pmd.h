@@ -258,6 +258,10 @@ uint16_t gv_tx_owned(const struct gv_hw *hw, struct gv_txq *txq, struct rte_mbuf
 		     uint16_t n);
 void gv_rxq_drain(struct gv_rxq *rxq);
 void gv_txq_drain(struct gv_txq *txq);
+/* rte_eth_get_monitor_addr: the word an RX queue's next packet writes (gv_monitor.c). */
+struct rte_power_monitor_cond;
+int gv_get_monitor_addr(void *rxq, struct rte_power_monitor_cond *pmc);
+
 /* rte_eth_tx_done_cleanup: sent packets' mbufs back, up to free_cnt (0: all). */
 int gv_tx_done_cleanup(void *txq, uint32_t free_cnt);
 
