@@ -15,14 +15,17 @@
  *   bad_used_idx        split: used->idx ahead of what is in flight
  *   bad_flags           packed: USED bit says "used" but AVAIL contradicts
  *   bad_order           IN_ORDER: a used id out of posting order
+ * Every case checks: the valid entries before the bad one are returned,
+ * gv_vq_broken(), every later verb fails (and the power monitor's
+ * condition never wakes), exactly one stat counted, detach returns each
+ * outstanding cookie once, and gv_vq_reset recovers.
+ *
+ * Batches that are legal but easy to get wrong (the queue stays healthy):
  *   stale_batch         packed IN_ORDER: a batch left open by reclaim ends
  *                       when get_used takes its last chain
  *   watch_batch         packed IN_ORDER: the power monitor's condition
- *                       (gv_vq_watch) says "waiting" while part of a
+ *                       (gv_vq_watch) says "do not sleep" while part of a
  *                       batch the device returned as one entry is left
- * Every case checks: the valid entries before the bad one are returned,
- * gv_vq_broken(), every later verb fails, exactly one stat counted, detach
- * returns each outstanding cookie once, and gv_vq_reset recovers.
  *
  * Hostile driver (device end must refuse with -EIO and count bad_chains):
  *   split next loop / self loop / next out of range, split avail index
@@ -63,8 +66,8 @@ static void check_stats_one(struct gvt_q *q, enum which w)
 	}
 }
 
-/* What gv_vq_watch's condition says now: true when something is waiting. */
-static bool watch_waiting(const struct gv_vq *vq)
+/* What gv_vq_watch's condition says now: true for "do not sleep". */
+static bool watch_wakes(const struct gv_vq *vq)
 {
 	struct gv_vq_watch w;
 	uint16_t v;
@@ -97,7 +100,7 @@ static void check_broken(struct gvt_q *q, enum which w, uint32_t outstanding)
 	assert_int_equal(gv_vq_add_burst(q->vq, &s, bck, 1, true), 0);
 	assert_int_equal(gv_vq_reclaim_in_order(q->vq, ck, NUM), 0);
 	assert_false(gv_vq_kick_prepare(q->vq));
-	assert_false(watch_waiting(q->vq)); /* a broken queue: nothing to wake for */
+	assert_false(watch_wakes(q->vq)); /* a broken queue: nothing to wake for */
 	gv_vq_flush(q->vq);
 	assert_int_equal(gv_vq_get_used(q->vq, ck, lens, NUM), 0);
 	assert_true(gv_vq_broken(q->vq));
@@ -733,9 +736,11 @@ static void t_dev_xlate_fail(void **state)
 /*
  * gv_vq_watch, packed IN_ORDER: one used descriptor returns three chains
  * (split has no such batch: its used index counts every chain). The
- * condition says "waiting" once it is written and while reclaim has taken
- * only part of the batch (the next descriptor is not written: only the
- * driver's state knows), "not waiting" once all three are taken.
+ * condition says "do not sleep" once it is written and while reclaim has
+ * taken only part of the batch (the next descriptor is not written: only
+ * the driver's state knows); with all three taken and nothing posted,
+ * still "do not sleep" (nothing will be written); "sleep" once a chain is
+ * posted again.
  */
 static void t_watch_batch(void **state)
 {
@@ -748,13 +753,15 @@ static void t_watch_batch(void **state)
 	gvt_q_setup(&q, p, NUM, GV_VQ_F_IN_ORDER, 0);
 	gvt_inject_init(&in);
 	post_take1(&q, 3, 0, ids);
-	assert_false(watch_waiting(q.vq));
+	assert_false(watch_wakes(q.vq));
 	gvt_inject_used(&q, &in, ids[2], 0, 3);
-	assert_true(watch_waiting(q.vq));
+	assert_true(watch_wakes(q.vq));
 	assert_int_equal(gv_vq_reclaim_in_order(q.vq, ck, 1), 1);
-	assert_true(watch_waiting(q.vq));
+	assert_true(watch_wakes(q.vq));
 	assert_int_equal(gv_vq_reclaim_in_order(q.vq, ck, NUM), 2);
-	assert_false(watch_waiting(q.vq));
+	assert_true(watch_wakes(q.vq)); /* nothing posted: the caller must post, not sleep */
+	post_take1(&q, 1, 3, ids);
+	assert_false(watch_wakes(q.vq));
 	assert_false(gv_vq_broken(q.vq));
 	gvt_q_free(&q);
 }

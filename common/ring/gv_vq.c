@@ -211,6 +211,11 @@ void gv_vq_watch(const struct gv_vq *vq, struct gv_vq_watch *out)
 		split_watch(vq, out);
 	else
 		packed_watch(vq, out);
+	if (vq->inflight == 0) { /* nothing will be written: the caller must post */
+		out->mask = 0;
+		out->value = 0;
+		out->when_equal = true;
+	}
 }
 
 void gv_vq_disable_cb(struct gv_vq *vq)

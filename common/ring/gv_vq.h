@@ -180,10 +180,12 @@ bool gv_vq_enable_cb(struct gv_vq *vq);
 /*
  * Where the device's next completion will show, for a power-management
  * monitor (sleep until the line at `addr` is written): the 16-bit word
- * there, masked by `mask`, says "something is waiting" when it equals
- * `value` (`when_equal`) or when it differs from it. `mask` 0 gives a
- * fixed answer: when_equal: always waiting; else: never (a broken queue).
- * Reads nothing from the ring; the caller polls as usual after waking.
+ * there, masked by `mask`, says "do not sleep" when it equals `value`
+ * (`when_equal`) or when it differs from it. `mask` 0 gives a fixed
+ * answer: when_equal, never sleep (chains are waiting in an open batch,
+ * or none is posted, so nothing will be written until the caller posts);
+ * else always sleep (a broken queue). Reads nothing from the ring; the
+ * caller polls as usual after waking.
  */
 struct gv_vq_watch {
 	void *addr;

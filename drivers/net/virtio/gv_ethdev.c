@@ -294,24 +294,6 @@ static void gv_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 	dev->data->tx_queues[qid] = NULL;
 }
 
-/*
- * A queue's {rx,tx}_free_thresh: RX refills once that many buffers are
- * free, TX reclaims once fewer descriptors than that are free (DPDK's
- * meanings). 0 asks for ours: a quarter of the ring, at most 32. Less
- * than the ring size, as DPDK's virtio PMD asks.
- */
-static int queue_thresh(const struct gv_hw *hw, const char *dir, uint16_t qid, uint16_t want,
-			uint16_t size, uint32_t *thresh)
-{
-	if (want >= size) {
-		GV_LOG(ERR, "%s: %s queue %u: %s_free_thresh %u must be less than the ring's %u entries",
-		       hw->name, dir, qid, dir, want, size);
-		return -EINVAL;
-	}
-	*thresh = want ? want : RTE_MAX(1u, RTE_MIN(32u, size / 4u));
-	return 0;
-}
-
 static int gv_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 			     unsigned int socket, const struct rte_eth_rxconf *conf,
 			     struct rte_mempool *mp)
@@ -339,7 +321,7 @@ static int gv_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_
 	rxq->hdr_size = hw->hdr_size;
 	rxq->addr_off = hw->use_va ? offsetof(struct rte_mbuf, buf_addr)
 				   : offsetof(struct rte_mbuf, buf_iova);
-	ret = queue_thresh(hw, "rx", qid, conf ? conf->rx_free_thresh : 0, rxq->q.size,
+	ret = gv_queue_thresh(hw, "rx", qid, conf ? conf->rx_free_thresh : 0, rxq->q.size,
 			   &rxq->refill_want);
 	if (ret) {
 		gv_queue_free(&rxq->q);
@@ -372,7 +354,7 @@ static int gv_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_
 	txq->hdr_size = hw->hdr_size;
 	txq->addr_off = hw->use_va ? offsetof(struct rte_mbuf, buf_addr)
 				   : offsetof(struct rte_mbuf, buf_iova);
-	ret = queue_thresh(hw, "tx", qid, conf ? conf->tx_free_thresh : 0, txq->q.size,
+	ret = gv_queue_thresh(hw, "tx", qid, conf ? conf->tx_free_thresh : 0, txq->q.size,
 			   &txq->free_thresh);
 	if (ret) {
 		gv_queue_free(&txq->q);
@@ -526,26 +508,6 @@ static int rings_go(struct rte_eth_dev *dev)
 	return 0;
 }
 
-/*
- * The refill point a start puts in effect: the one asked for, except on
- * mergeable buffers, where so many free slots may wait that fewer
- * buffers stay posted than the largest packet (max_pkt bytes with its
- * header, buffers of at least room bytes) needs: the device could then
- * place nothing, and nothing would free slots up to the point.
- */
-static uint32_t rx_refill_point(const struct gv_hw *hw, const struct gv_rxq *rxq, uint16_t qid,
-				uint32_t max_pkt, uint32_t room)
-{
-	const uint32_t need = (max_pkt + room - 1) / room;
-	const uint32_t cap = need < rxq->q.size ? rxq->q.size - need + 1u : 1u;
-
-	if (hw->rx_path != GV_RX_MRG || rxq->refill_want <= cap)
-		return rxq->refill_want;
-	GV_LOG(INFO, "%s: rx queue %u: rx_free_thresh %u lowered to %u: a packet of up to %u bytes "
-	       "takes %u buffers", hw->name, qid, rxq->refill_want, cap, max_pkt, need);
-	return cap;
-}
-
 static int do_start(struct rte_eth_dev *dev)
 {
 	struct gv_hw *hw = hw_of(dev);
@@ -583,7 +545,7 @@ static int do_start(struct rte_eth_dev *dev)
 		rxq->ol_any = rxq->ol_csum || rxq->ol_lro || rxq->ol_vlan_strip ||
 			      rxq->ol_rss_hash;
 		/* LRO: a TCP packet of up to 64 KB, its Ethernet, VLAN and virtio headers. */
-		rxq->refill_thresh = rx_refill_point(
+		rxq->refill_thresh = gv_rx_refill_point(
 			hw, rxq, i,
 			rxq->ol_lro ? RTE_MAX(frame, 65535u + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN +
 							   hw->hdr_size)
@@ -595,7 +557,10 @@ static int do_start(struct rte_eth_dev *dev)
 			return -EINVAL;
 		}
 	}
+	/* Held while the rings are built: no queue op (tx cleanup, monitor) sees them half-made. */
+	for_each_queue(dev, gv_queue_pause);
 	ret = rings_go(dev);
+	for_each_queue(dev, gv_queue_resume);
 	if (ret) {
 		GV_LOG(ERR, "%s: start failed: %s", hw->name, strerror(-ret));
 		hw->ops->stop(hw);

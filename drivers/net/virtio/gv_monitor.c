@@ -21,25 +21,24 @@ static int gv_monitor_check(const uint64_t val, const uint64_t opaque[RTE_POWER_
 
 /*
  * On the queue's own thread, like its bursts (DPDK's power management
- * calls it from an RX callback). A queue the control path holds (restart,
- * stopped port) has no condition to give: -EAGAIN, and the caller does
- * not sleep on it.
+ * calls it from an RX callback). No condition (-EAGAIN, and the caller
+ * does not sleep on it) for a queue the control path holds (start,
+ * restart) or on a stopped port (its ring is drained).
  */
 int gv_get_monitor_addr(void *q, struct rte_power_monitor_cond *pmc)
 {
 	struct gv_rxq *rxq = q;
 	struct gv_vq_watch w;
-
 	bool up;
 
 	if (!gv_queue_enter(&rxq->q))
 		return -EAGAIN;
-	/* Stable while we hold the queue: a stop pauses it to change that. */
+	/* Stable while we hold the queue: start and stop pause it to change it. */
 	up = rxq->q.hw->started;
 	if (up)
 		gv_vq_watch(rxq->q.vq, &w);
 	gv_queue_exit(&rxq->q);
-	if (!up) /* stopped: the ring is drained, nothing will arrive */
+	if (!up)
 		return -EAGAIN;
 	pmc->addr = w.addr;
 	pmc->size = sizeof(uint16_t);

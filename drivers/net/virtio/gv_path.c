@@ -9,7 +9,8 @@
  * independently: an RX offload or mergeable buffers never force the full
  * TX path, and the reverse. The chosen paths' names answer ethdev's burst
  * mode queries; the queue info queries report what a queue was set up
- * with (ring size, pool, refill / reclaim thresholds).
+ * with (ring size, pool, refill / reclaim thresholds), and the checks and
+ * caps that turn the asked thresholds into those points are here too.
  */
 #include <ethdev_driver.h>
 #include <rte_ethdev.h>
@@ -175,4 +176,42 @@ void gv_txq_info_get(struct rte_eth_dev *dev, uint16_t queue_id, struct rte_eth_
 	qinfo->nb_desc = txq->q.size;
 	qinfo->conf.tx_free_thresh = (uint16_t)txq->free_thresh;
 	qinfo->conf.offloads = dev->data->dev_conf.txmode.offloads;
+}
+
+/*
+ * A queue's {rx,tx}_free_thresh: RX refills once that many buffers are
+ * free, TX reclaims once fewer descriptors than that are free (DPDK's
+ * meanings). 0 asks for ours: a quarter of the ring, at most 32. Less
+ * than the ring size, as DPDK's virtio PMD asks.
+ */
+int gv_queue_thresh(const struct gv_hw *hw, const char *dir, uint16_t qid, uint16_t want,
+		    uint16_t size, uint32_t *thresh)
+{
+	if (want >= size) {
+		GV_LOG(ERR, "%s: %s queue %u: %s_free_thresh %u must be less than the ring's %u entries",
+		       hw->name, dir, qid, dir, want, size);
+		return -EINVAL;
+	}
+	*thresh = want ? want : RTE_MAX(1u, RTE_MIN(32u, size / 4u));
+	return 0;
+}
+
+/*
+ * The refill point a start puts in effect: the one asked for, except on
+ * mergeable buffers, where so many free slots may wait that fewer
+ * buffers stay posted than the largest packet (max_pkt bytes with its
+ * header, buffers of at least room bytes) needs: the device could then
+ * place nothing, and nothing would free slots up to the point.
+ */
+uint32_t gv_rx_refill_point(const struct gv_hw *hw, const struct gv_rxq *rxq, uint16_t qid,
+			    uint32_t max_pkt, uint32_t room)
+{
+	const uint32_t need = (max_pkt + room - 1) / room;
+	const uint32_t cap = need < rxq->q.size ? rxq->q.size - need + 1u : 1u;
+
+	if (hw->rx_path != GV_RX_MRG || rxq->refill_want <= cap)
+		return rxq->refill_want;
+	GV_LOG(INFO, "%s: rx queue %u: rx_free_thresh %u lowered to %u: a packet of up to %u bytes "
+	       "takes %u buffers", hw->name, qid, rxq->refill_want, cap, max_pkt, need);
+	return cap;
 }

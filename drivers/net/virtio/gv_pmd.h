@@ -117,7 +117,7 @@ struct gv_rxq {
 	uint16_t chain_len; /* GV_RX_FULL: mbufs per posted chain */
 	uint32_t addr_off; /* offset of buf_addr or buf_iova in the mbuf */
 	uint32_t refill_want; /* the app's rx_free_thresh, or ours */
-	uint32_t refill_thresh; /* in effect since start (gv_ethdev.c rx_refill_point) */
+	uint32_t refill_thresh; /* in effect since start (gv_path.c gv_rx_refill_point) */
 	bool ol_any; /* any of the below: gv_rx_offload() per packet */
 	bool ol_csum, ol_lro, ol_vlan_strip, ol_rss_hash;
 	uint64_t nombuf;
@@ -258,10 +258,6 @@ uint16_t gv_tx_owned(const struct gv_hw *hw, struct gv_txq *txq, struct rte_mbuf
 		     uint16_t n);
 void gv_rxq_drain(struct gv_rxq *rxq);
 void gv_txq_drain(struct gv_txq *txq);
-/* rte_eth_get_monitor_addr: the word an RX queue's next packet writes (gv_monitor.c). */
-struct rte_power_monitor_cond;
-int gv_get_monitor_addr(void *rxq, struct rte_power_monitor_cond *pmc);
-
 /* rte_eth_tx_done_cleanup: sent packets' mbufs back, up to free_cnt (0: all). */
 int gv_tx_done_cleanup(void *txq, uint32_t free_cnt);
 
@@ -275,6 +271,10 @@ bool gv_rx_vec_usable(enum gv_rx_path p);
 gv_burst_fn gv_rx_vec_fn(const struct gv_hw *hw, enum gv_rx_path p);
 /* Fixed-ring mode and the first buffers (port start, restart): 0 or its error. */
 int gv_rxq_refill_vec(struct gv_rxq *rxq);
+
+/* gv_monitor.c: rte_eth_get_monitor_addr, the word an RX queue's next packet writes. */
+struct rte_power_monitor_cond;
+int gv_get_monitor_addr(void *rxq, struct rte_power_monitor_cond *pmc);
 
 /* gv_path.c */
 /*
@@ -297,6 +297,12 @@ struct rte_eth_rxq_info;
 struct rte_eth_txq_info;
 void gv_rxq_info_get(struct rte_eth_dev *dev, uint16_t queue_id, struct rte_eth_rxq_info *qinfo);
 void gv_txq_info_get(struct rte_eth_dev *dev, uint16_t queue_id, struct rte_eth_txq_info *qinfo);
+/* {rx,tx}_free_thresh checked (less than the ring), 0 turned into ours. */
+int gv_queue_thresh(const struct gv_hw *hw, const char *dir, uint16_t qid, uint16_t want,
+		    uint16_t size, uint32_t *thresh);
+/* The RX refill point a start puts in effect (capped on mergeable buffers). */
+uint32_t gv_rx_refill_point(const struct gv_hw *hw, const struct gv_rxq *rxq, uint16_t qid,
+			    uint32_t max_pkt, uint32_t room);
 
 /* gv_ethdev.c */
 struct rte_eth_dev;
