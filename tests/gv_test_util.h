@@ -321,6 +321,16 @@ static inline void gvt_roundtrip1(struct gvt_q *q, void *buf, uint32_t len, void
 	assert_int_equal(l, len);
 }
 
+/* What a gv_vq_watch condition says now: true for "do not sleep". */
+static inline bool gvt_watch_wakes(const struct gv_vq_watch *w)
+{
+	uint16_t v;
+
+	assert_non_null(w->addr);
+	v = *(volatile uint16_t *)w->addr;
+	return ((v & w->mask) == w->value) == w->when_equal;
+}
+
 /* ------------------------------------------------------ raw ring access */
 
 static inline struct gv_split_desc *gvt_split_desc(const struct gvt_q *q)

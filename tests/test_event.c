@@ -13,6 +13,9 @@
  *                    values, the used index crossing 65536
  *   disable_fresh    disable_cb on a fresh queue really suppresses
  *   enable_pending   enable_cb returns false while used chains wait
+ *   watch_laps       the power monitor's condition (gv_vq_watch) across
+ *                    the split used index crossing 65536 and the packed
+ *                    wrap counter flipping
  */
 #include "gv_test_util.h"
 
@@ -446,6 +449,38 @@ static void t_enable_pending(void **state)
 	}
 }
 
+/*
+ * gv_vq_watch over many laps of a 16-entry ring: a second chain stays
+ * posted besides the one going round, so each condition is taken with a
+ * chain in flight. Taken before the device returns a chain it says
+ * "sleep", after it "wake" (the same condition: the device wrote the
+ * watched word). 70000 laps: split's used index crosses 65536, packed's
+ * wrap counter flips every 16. With nothing posted: "wake".
+ */
+static void t_watch_laps(void **state)
+{
+	const struct gvt_param *p = gvt_param(state);
+	struct gv_vq_watch w;
+	struct gvt_q q;
+	void *ck;
+
+	gvt_q_setup(&q, p, 16, 0, 0);
+	gv_vq_watch(q.vq, &w);
+	assert_true(gvt_watch_wakes(&w));
+	(void)post_kick(&q, 2);
+	for (uint32_t i = 0; i < 70000; i++) {
+		gv_vq_watch(q.vq, &w);
+		assert_false(gvt_watch_wakes(&w));
+		assert_int_equal(gvt_dev_echo(&q, 1), 1);
+		assert_true(gvt_watch_wakes(&w));
+		assert_int_equal(gv_vq_get_used(q.vq, &ck, NULL, 1), 1);
+		assert_int_equal(gvt_post1(&q, g_buf, 64, true, GVT_COOKIE(i)), 0);
+		gv_vq_flush(q.vq);
+	}
+	assert_false(gv_vq_broken(q.vq));
+	gvt_q_free(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -456,6 +491,7 @@ int main(void)
 		GVT_TEST_ALL(t_irq_event_idx),
 		GVT_TEST_ALL(t_disable_fresh),
 		GVT_TEST_ALL(t_enable_pending),
+		GVT_TEST_ALL(t_watch_laps),
 	};
 
 	return GVT_RUN(tests);

@@ -66,16 +66,13 @@ static void check_stats_one(struct gvt_q *q, enum which w)
 	}
 }
 
-/* What gv_vq_watch's condition says now: true for "do not sleep". */
+/* The power monitor's condition, taken and read now: true for "do not sleep". */
 static bool watch_wakes(const struct gv_vq *vq)
 {
 	struct gv_vq_watch w;
-	uint16_t v;
 
 	gv_vq_watch(vq, &w);
-	assert_non_null(w.addr);
-	v = *(volatile uint16_t *)w.addr;
-	return ((v & w.mask) == w.value) == w.when_equal;
+	return gvt_watch_wakes(&w);
 }
 
 /*
