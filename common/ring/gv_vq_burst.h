@@ -48,10 +48,9 @@ GV_INLINE bool gvb_used_maybe(const struct gv_vq *vq, const enum gv_layout L)
 		return gv_load16(&vq->s.used->idx) != vq->s.last_used;
 	{
 		const uint16_t f = gv_load16(&vq->p.desc[vq->p.used_idx].flags);
-		/* Available to the device in this lap: AVAIL == wrap, USED != wrap. */
-		const uint16_t avail = vq->p.used_wrap ? GV_DESC_F_AVAIL : GV_DESC_F_USED;
 
-		return vq->p.batch_open || (f & (GV_DESC_F_AVAIL | GV_DESC_F_USED)) != avail;
+		return vq->p.batch_open ||
+		       (f & (GV_DESC_F_AVAIL | GV_DESC_F_USED)) != packed_still_avail(vq);
 	}
 }
 

@@ -422,19 +422,29 @@ GV_INLINE uint32_t packed_used_pending(struct gv_vq *vq, const enum gv_barrier B
 }
 
 /*
- * The flags of the next descriptor to read: used when both its AVAIL and
- * USED bits equal the used wrap counter. Inside a batch the device
- * returned as one entry, buffers are waiting already.
+ * The AVAIL and USED bits of the slot at used_idx while the device has
+ * not returned it yet: available in the lap used_idx is in.
+ */
+GV_INLINE uint16_t packed_still_avail(const struct gv_vq *vq)
+{
+	return vq->p.used_wrap ? GV_DESC_F_AVAIL : GV_DESC_F_USED;
+}
+
+/*
+ * The flags of the next descriptor to read: anything but "still
+ * available" means the device wrote it (the poll's own quick test,
+ * gvb_used_maybe; the get verbs classify what it wrote). Inside a batch
+ * the device returned as one entry, buffers are waiting already.
  */
 GV_INLINE void packed_watch(const struct gv_vq *vq, struct gv_vq_watch *w)
 {
-	const uint16_t both = GV_DESC_F_AVAIL | GV_DESC_F_USED;
+	void *flags = (void *)&vq->p.desc[vq->p.used_idx].flags;
 
 	if (vq->p.batch_open)
-		*w = (struct gv_vq_watch){ (void *)&vq->p.desc[vq->p.used_idx].flags, 0, 0, true };
+		*w = (struct gv_vq_watch){ flags, 0, 0, true };
 	else
-		*w = (struct gv_vq_watch){ (void *)&vq->p.desc[vq->p.used_idx].flags, both,
-					   vq->p.used_wrap ? both : 0, true };
+		*w = (struct gv_vq_watch){ flags, GV_DESC_F_AVAIL | GV_DESC_F_USED,
+					   packed_still_avail(vq), false };
 }
 
 GV_INLINE void packed_disable_cb(struct gv_vq *vq, const enum gv_barrier B)
