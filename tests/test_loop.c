@@ -302,14 +302,21 @@ static void mrg_refill_cap(const char *args)
 	assert_int_equal(rte_mempool_in_use_count(mp), 0);
 }
 
+/* One port per RX path kind: mergeable, vector (where the CPU has one), full; both layouts. */
+static const char *const rx_path_args[] = {
+	"packed_vq=0,mrg_rxbuf=1",
+	"packed_vq=1,mrg_rxbuf=1",
+	"packed_vq=0,mrg_rxbuf=0",
+	"packed_vq=1,mrg_rxbuf=0",
+	"packed_vq=0,mrg_rxbuf=0,in_order=0,datapath=full",
+	"packed_vq=1,mrg_rxbuf=0,in_order=0,datapath=simple",
+};
+
 static void test_queue_thresholds(void **state)
 {
 	(void)state;
-	queue_thresholds("packed_vq=0,mrg_rxbuf=1");
-	queue_thresholds("packed_vq=1,mrg_rxbuf=1");
-	queue_thresholds("packed_vq=0,mrg_rxbuf=0"); /* the vector path where the CPU has one */
-	queue_thresholds("packed_vq=1,mrg_rxbuf=0");
-	queue_thresholds("packed_vq=0,mrg_rxbuf=0,in_order=0,datapath=full");
+	for (uint32_t i = 0; i < RTE_DIM(rx_path_args); i++)
+		queue_thresholds(rx_path_args[i]);
 	mrg_refill_cap("packed_vq=0,mrg_rxbuf=1,mtu=9000");
 	mrg_refill_cap("packed_vq=1,mrg_rxbuf=1,mtu=9000");
 }
@@ -411,12 +418,8 @@ static void monitor(const char *args)
 static void test_monitor(void **state)
 {
 	(void)state;
-	monitor("packed_vq=0,mrg_rxbuf=1");
-	monitor("packed_vq=1,mrg_rxbuf=1");
-	monitor("packed_vq=0,mrg_rxbuf=0"); /* the vector paths where the CPU has them */
-	monitor("packed_vq=1,mrg_rxbuf=0");
-	monitor("packed_vq=0,mrg_rxbuf=0,in_order=0,datapath=full");
-	monitor("packed_vq=1,mrg_rxbuf=0,in_order=0,datapath=simple");
+	for (uint32_t i = 0; i < RTE_DIM(rx_path_args); i++)
+		monitor(rx_path_args[i]);
 }
 
 /* ------------------------------------------------------------- devargs -- */
