@@ -45,6 +45,7 @@
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_lcore.h>
+#include <rte_power_intrinsics.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
@@ -220,11 +221,23 @@ static void op_rx_burst(struct run *r)
 	uint16_t q = fz_u8(r->in) % r->nq, n = fz_u8(r->in) % (RTE_DIM(pkts) + 1);
 	uint16_t got;
 
+	struct rte_power_monitor_cond pmc;
+	int sleep = 0;
+
 	if (!rte_eth_devices[r->port].data->dev_started)
 		return;
+	/*
+	 * The power monitor's condition, read now: "sleep" promises that the
+	 * device wrote nothing new, so the burst right after finds nothing.
+	 */
+	if (rte_eth_get_monitor_addr(r->port, q, &pmc) == 0) {
+		FZ_CHECK(pmc.size == 2, "monitor size %u", pmc.size);
+		sleep = pmc.fn(*(volatile uint16_t *)pmc.addr, pmc.opaque) == 0;
+	}
 	got = rte_eth_rx_burst(r->port, q, pkts, n);
 
 	FZ_CHECK(got <= n, "rx_burst returned %u of %u", got, n);
+	FZ_CHECK(!sleep || got == 0, "monitor said sleep, rx_burst returned %u", got);
 	for (uint16_t i = 0; i < got; i++) {
 		fz_check_rx(pkts[i], r->port, r->rxmp);
 		rte_pktmbuf_free(pkts[i]);
