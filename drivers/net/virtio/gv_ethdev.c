@@ -322,7 +322,7 @@ static int gv_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_
 	rxq->addr_off = hw->use_va ? offsetof(struct rte_mbuf, buf_addr)
 				   : offsetof(struct rte_mbuf, buf_iova);
 	ret = gv_queue_thresh(hw, "rx", qid, conf ? conf->rx_free_thresh : 0, rxq->q.size,
-			   &rxq->refill_want);
+			      &rxq->refill_want);
 	if (ret) {
 		gv_queue_free(&rxq->q);
 		rte_free(rxq);
@@ -355,7 +355,7 @@ static int gv_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_
 	txq->addr_off = hw->use_va ? offsetof(struct rte_mbuf, buf_addr)
 				   : offsetof(struct rte_mbuf, buf_iova);
 	ret = gv_queue_thresh(hw, "tx", qid, conf ? conf->tx_free_thresh : 0, txq->q.size,
-			   &txq->free_thresh);
+			      &txq->free_thresh);
 	if (ret) {
 		gv_queue_free(&txq->q);
 		rte_free(txq);
