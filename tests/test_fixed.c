@@ -16,6 +16,14 @@
  *               buffer, used index ahead, IN_ORDER out of order: the queue
  *               breaks with exactly that counter, detach gives every
  *               outstanding cookie back once, reset and re-enable work
+ *   tx          TX fixed mode (gv_vq_fixed_tx_enable): refused without
+ *               IN_ORDER; thousands of rounds of random post sizes over
+ *               many laps, the device sees one readable descriptor per
+ *               buffer with the address and length written, at id ==
+ *               position, and returns random runs, one entry each or one
+ *               entry for a whole batch; the driver takes them by the used
+ *               index alone, oldest first; a used index ahead breaks the
+ *               queue (bad_used_idx) and detach gives every buffer back
  * What it shares with test_fixed_packed.c: gv_test_fixed.h.
  */
 enum { NUM = 16, BUF = 128 };
@@ -116,12 +124,116 @@ static void test_hostile(void **state)
 		hostile(gvt_param(state), cases[i]);
 }
 
+/* TX fixed mode: post `n` objects from *next (round robin), lengths from the object index. */
+static void tx_post(struct gvt_q *q, uint32_t n, uint32_t *next)
+{
+	uint32_t done = 0;
+
+	while (done < n) {
+		struct gv_split_desc *d;
+		uint32_t room;
+		void **slots = gvf_tx_post_slots(q->vq, &room, &d);
+
+		assert_true(room > 0);
+		if (room > n - done)
+			room = n - done;
+		for (uint32_t i = 0; i < room; i++) {
+			const struct obj *o = &g_obj[(*next)++ % (2 * NUM)];
+
+			slots[i] = (void *)o;
+			/* A whole descriptor at once, as a vector store writes it. */
+			d[i] = (struct gv_split_desc){ o->addr, 1 + o->idx, 0, 0 };
+		}
+		gvf_post_commit_tx(q->vq, room);
+		done += room;
+	}
+	gv_vq_kick_prepare(q->vq);
+}
+
+static void test_tx(void **state)
+{
+	const struct gvt_param *p = gvt_param(state);
+	uint64_t seed = 0x7a5eedull + p->barrier;
+	uint32_t next = 0, back = 0, taken = 0, seen = 0;
+	struct gv_vq_stats s;
+	struct gvt_q q;
+	void *ck;
+
+	objs_init();
+	gvt_q_setup(&q, p, NUM, 0, 0);
+	assert_int_equal(gv_vq_fixed_tx_enable(q.vq), -EINVAL);
+	gvt_q_free(&q);
+	gvt_q_setup(&q, p, NUM, GV_VQ_F_IN_ORDER, 0);
+	assert_int_equal(gv_vq_fixed_tx_enable(q.vq), 0);
+	for (uint32_t i = 0; i < NUM; i++) {
+		assert_int_equal(gvt_split_avail(&q)->ring[i], i);
+		assert_int_equal(gvt_split_desc(&q)[i].flags, 0);
+	}
+	for (uint32_t round = 0; round < 20000; round++) {
+		uint32_t n = gvt_below(&seed, gvf_room(q.vq) + 1), out, ret, k;
+
+		tx_post(&q, n, &next);
+		/* The device takes everything posted: one readable buffer each, id == position. */
+		for (;;) {
+			struct gv_chain c;
+			const uint32_t want = taken % (2 * NUM);
+
+			if (gv_vqd_take(q.vqd, &c) != 1)
+				break;
+			assert_int_equal(c.id, taken % NUM);
+			assert_int_equal(c.nseg, 1);
+			assert_int_equal(c.n_out, 1);
+			assert_int_equal(c.out_len, 1 + want);
+			assert_int_equal(c.seg[0].addr, g_obj[want].addr);
+			taken++;
+		}
+		assert_int_equal(taken, next);
+		/* It returns a random run of what it holds: one entry each, or one for the batch. */
+		out = taken - back;
+		ret = gvt_below(&seed, out + 1);
+		if (ret > 1 && gvt_below(&seed, 2)) {
+			gv_vqd_push_in_order_batch(q.vqd, (uint16_t)((back + ret - 1) % NUM), 0,
+						   (uint16_t)ret, ret);
+		} else {
+			for (uint32_t i = 0; i < ret; i++)
+				gv_vqd_push(q.vqd, (uint16_t)((back + i) % NUM), 1, 0);
+		}
+		gv_vqd_publish(q.vqd);
+		k = gvf_ready(q.vq, 2 * NUM, p->barrier);
+		assert_int_equal(k, ret);
+		assert_true(gvf_in_step(q.vq));
+		for (uint32_t i = 0; i < k; i++) {
+			const uint32_t pos = (uint16_t)(gvf_last_used(q.vq) + i) & gvf_mask(q.vq);
+
+			assert_ptr_equal(gvf_cookies(q.vq)[pos], &g_obj[(back + i) % (2 * NUM)]);
+		}
+		gvf_take_in_step(q.vq, k);
+		back += k;
+		assert_int_equal(gvf_room(q.vq), NUM - (next - back));
+	}
+	assert_true(next > 65536); /* the 16-bit avail and used indexes wrapped */
+	/* Hostile: the used index runs ahead of what is in flight. */
+	tx_post(&q, gvf_room(q.vq), &next);
+	gvt_split_used(&q)->idx = (uint16_t)(gvt_split_used(&q)->idx + NUM + 1);
+	assert_int_equal(gvf_ready(q.vq, 2 * NUM, p->barrier), 0);
+	assert_true(gv_vq_broken(q.vq));
+	gv_vq_stats(q.vq, &s);
+	assert_int_equal(s.bad_used_idx, 1);
+	assert_int_equal(gvt_stats_total(&s), 1);
+	while ((ck = gv_vq_detach(q.vq)) != NULL) {
+		assert_ptr_equal(ck, &g_obj[(back + seen) % (2 * NUM)]);
+		seen++;
+	}
+	assert_int_equal(seen, next - back);
+	gvt_q_free(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		GVT_TEST_SPLIT(test_enable),	  GVT_TEST_SPLIT(test_holes),
 		GVT_TEST_SPLIT(test_random),	  GVT_TEST_SPLIT(test_random_in_order),
-		GVT_TEST_SPLIT(test_hostile),
+		GVT_TEST_SPLIT(test_hostile),	  GVT_TEST_SPLIT(test_tx),
 	};
 
 	return GVT_RUN(tests);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gv_vq_fixed.h - the split ring's fixed mode, for vectorized RX bursts
- * of one-descriptor device-writable buffers of one length.
+ * of one-descriptor device-writable buffers of one length, and for
+ * vectorized TX bursts of one-descriptor device-readable buffers with
+ * IN_ORDER (gv_vq_fixed_tx_enable).
  *
  * In fixed mode descriptor i is always the one behind avail entry i: the
  * avail ring is written once (i -> i) when the mode is entered, every
@@ -43,16 +45,12 @@
 
 _Static_assert(sizeof(struct gv_slot) >= sizeof(void *), "fixed mode: a cookie per slot");
 
-/*
- * Enter fixed mode: every buffer posted from now on is device-writable
- * and `len` bytes long. 0, -EIO (broken), -EINVAL (not split, len 0) or
- * -EBUSY (buffers in flight).
- */
-static inline int gv_vq_fixed_enable(struct gv_vq *vq, uint32_t len)
+/* Enter fixed mode with every descriptor `len` long and `flags` (both modes). */
+static inline int fixed_enter(struct gv_vq *vq, uint32_t len, uint16_t flags)
 {
 	if (vq->broken)
 		return -EIO;
-	if (vq->layout != GV_LAYOUT_SPLIT || len == 0)
+	if (vq->layout != GV_LAYOUT_SPLIT)
 		return -EINVAL;
 	if (vq->inflight != 0 || vq->s.avail_idx != vq->s.last_used)
 		return -EBUSY;
@@ -61,7 +59,7 @@ static inline int gv_vq_fixed_enable(struct gv_vq *vq, uint32_t len)
 	vq->s.fixed_hole = (uint8_t *)vq->next;
 	for (uint32_t i = 0; i < vq->num; i++) {
 		vq->s.desc[i].len = len;
-		vq->s.desc[i].flags = GV_DESC_F_WRITE;
+		vq->s.desc[i].flags = flags;
 		vq->s.desc[i].next = 0;
 		vq->s.avail->ring[i] = (uint16_t)i;
 		vq->s.fixed_ck[i] = NULL;
@@ -73,6 +71,34 @@ static inline int gv_vq_fixed_enable(struct gv_vq *vq, uint32_t len)
 	vq->s.fixed_holes = 0;
 	vq->num_free = vq->num;
 	return 0;
+}
+
+/*
+ * Enter fixed mode: every buffer posted from now on is device-writable
+ * and `len` bytes long. 0, -EIO (broken), -EINVAL (not split, len 0) or
+ * -EBUSY (buffers in flight).
+ */
+static inline int gv_vq_fixed_enable(struct gv_vq *vq, uint32_t len)
+{
+	if (len == 0)
+		return vq->broken ? -EIO : -EINVAL;
+	return fixed_enter(vq, len, GV_DESC_F_WRITE);
+}
+
+/*
+ * Enter fixed mode for device-readable buffers (TX): descriptor i stays
+ * behind avail entry i with flags 0, and each post writes the address and
+ * length of the descriptors it fills (gvf_tx_post_slots). Needs IN_ORDER:
+ * buffers then come back oldest first, so they are taken by the used
+ * index alone (gvf_ready, then gvf_take_in_step), no used entry read,
+ * exactly as gv_vq_reclaim_in_order() takes them; gvf_take_one() is not
+ * for this mode. 0, -EIO, -EINVAL (not split, no IN_ORDER) or -EBUSY.
+ */
+static inline int gv_vq_fixed_tx_enable(struct gv_vq *vq)
+{
+	if (!(vq->features & GV_VQ_F_IN_ORDER))
+		return vq->broken ? -EIO : -EINVAL;
+	return fixed_enter(vq, 0, 0);
 }
 
 /* Buffers that can be posted now (positions outside the window). */
@@ -148,6 +174,29 @@ GV_INLINE uint32_t gvf_add(struct gv_vq *vq, void *const *cookies, uint32_t n, u
 		done += room;
 	}
 	return done;
+}
+
+/*
+ * TX fixed mode: where the next buffers go, as gvf_post_slots() (cookie
+ * array, *n of them up to the ring's end), and *desc the descriptor of
+ * the first: the caller writes addr and len of desc[0..k) for the k
+ * cookies it stores (flags and next stay 0; a 16-byte store with zeros
+ * there is fine), then posts them with gvf_post_commit_tx(vq, k).
+ */
+GV_INLINE void **gvf_tx_post_slots(struct gv_vq *vq, uint32_t *n, struct gv_split_desc **desc)
+{
+	void **slots = gvf_post_slots(vq, n);
+
+	*desc = &vq->s.desc[vq->s.avail_idx & vq->mask];
+	return slots;
+}
+
+/* Post the n buffers written at gvf_tx_post_slots(). Published by gvb_kick_prepare(). */
+GV_INLINE void gvf_post_commit_tx(struct gv_vq *vq, uint32_t n)
+{
+	vq->s.avail_idx = (uint16_t)(vq->s.avail_idx + n);
+	vq->num_free -= n;
+	vq->inflight += n;
 }
 
 /*
