@@ -285,7 +285,7 @@ static int tx_round(const struct opts *o, const struct gvh_pair *p, struct rte_m
 static void print_paths(const struct opts *o, uint16_t port)
 {
 	static const char *const rx[] = { "simple", "mergeable", "full", "vec-sse", "vec-avx2" };
-	static const char *const tx[] = { "simple", "inorder", "full" };
+	static const char *const tx[] = { "simple", "inorder", "full", "vec-sse" };
 	uint64_t r = UINT64_MAX, t = UINT64_MAX;
 
 	if (!o->gv) {
@@ -294,7 +294,7 @@ static void print_paths(const struct opts *o, uint16_t port)
 	}
 	gvh_xstat(port, "rx_path", &r);
 	gvh_xstat(port, "tx_path", &t);
-	printf(" rx_path=%s tx_path=%s", r < RTE_DIM(rx) ? rx[r] : "?", t < 3 ? tx[t] : "?");
+	printf(" rx_path=%s tx_path=%s", r < RTE_DIM(rx) ? rx[r] : "?", t < RTE_DIM(tx) ? tx[t] : "?");
 }
 
 int main(int argc, char **argv)

@@ -362,7 +362,8 @@ static void tx_cleanup(const char *args)
 static void test_tx_cleanup(void **state)
 {
 	(void)state;
-	tx_cleanup("packed_vq=0");
+	tx_cleanup("packed_vq=0"); /* the vector TX path, where the CPU has it */
+	tx_cleanup("packed_vq=0,vectorized=0");
 	tx_cleanup("packed_vq=1");
 	tx_cleanup("packed_vq=0,in_order=0,datapath=simple");
 	tx_cleanup("packed_vq=1,in_order=0,datapath=full");

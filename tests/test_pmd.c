@@ -6,7 +6,8 @@
  *   {split, packed} x {mrg_rxbuf on, off} x {datapath simple, full, inorder}
  *   x {64, 1500, and 9000 bytes with mergeable buffers} on the scalar paths
  *   (vectorized=0), and the vector RX path (vectorized=1: both layouts,
- *   no mergeable buffers, simple / inorder).
+ *   no mergeable buffers, simple / inorder) with, on split inorder, the
+ *   vector TX path.
  * Per case, frames go each way (gvirtio TX -> vhost RX, vhost TX ->
  * gvirtio RX) and must arrive complete, in order, with the right length
  * and payload; the counters of both ports agree; the back-end negotiated
@@ -82,8 +83,16 @@ static enum gv_rx_path expect_rx(const struct mcase *c)
 	return c->dp == GV_FORCE_FULL ? GV_RX_FULL : GV_RX_SIMPLE;
 }
 
+/* The vector TX path (split, IN_ORDER) where this CPU and EAL allow it, else in-order. */
+static enum gv_tx_path best_tx_vec(void)
+{
+	return gv_tx_vec_usable(GV_TX_VEC_SSE) ? GV_TX_VEC_SSE : GV_TX_INORDER;
+}
+
 static enum gv_tx_path expect_tx(const struct mcase *c)
 {
+	if (c->dp == GV_FORCE_INORDER && c->vec && !c->packed)
+		return best_tx_vec();
 	return c->dp == GV_FORCE_SIMPLE ? GV_TX_SIMPLE
 	       : c->dp == GV_FORCE_INORDER ? GV_TX_INORDER : GV_TX_FULL;
 }
@@ -285,12 +294,14 @@ static void test_frame_checker(void **state)
  * serve the configuration (the start fails and holds on to nothing).
  */
 #define RX_BEST_VEC 100
+#define TX_BEST_VEC 101
 
 struct rule {
 	const char *devargs;
 	uint16_t mtu;
 	uint64_t rxo, txo;
-	int rx, tx; /* expected paths; -1: the start fails; RX_BEST_VEC: best_vec() */
+	/* Expected paths; -1: the start fails; RX_BEST_VEC: best_vec(), TX_BEST_VEC: best_tx_vec(). */
+	int rx, tx;
 	char name[96];
 	struct gvh_pair pair;
 	struct rte_mempool *gmp, *vmp;
@@ -328,7 +339,7 @@ static void test_path_rule(void **state)
 	assert_int_equal(gvh_xstat(r->pair.gv, "rx_path", &rxp), 0);
 	assert_int_equal(gvh_xstat(r->pair.gv, "tx_path", &txp), 0);
 	assert_int_equal(rxp, r->rx == RX_BEST_VEC ? (int)best_vec() : r->rx);
-	assert_int_equal(txp, r->tx);
+	assert_int_equal(txp, r->tx == TX_BEST_VEC ? (int)best_tx_vec() : r->tx);
 	{
 		struct gvh_flow out = { .tx_port = r->pair.gv, .rx_port = r->pair.vh,
 					.tx_mp = r->gmp, .len = len, .count = 300 };
@@ -358,14 +369,15 @@ static int rule_teardown(void **state)
 }
 
 static struct rule rules[] = {
-	{ "", 0, 0, 0, GV_RX_MRG, GV_TX_INORDER, "", { 0 }, NULL, NULL },
+	/* Split with IN_ORDER and no TX offload: the vector TX path by default. */
+	{ "", 0, 0, 0, GV_RX_MRG, TX_BEST_VEC, "", { 0 }, NULL, NULL },
 	{ "", 0, 0, RTE_ETH_TX_OFFLOAD_MULTI_SEGS, GV_RX_MRG, GV_TX_FULL, "", { 0 }, NULL, NULL },
 	{ "in_order=0", 0, 0, 0, GV_RX_MRG, GV_TX_SIMPLE, "", { 0 }, NULL, NULL },
 	/* Without mergeable buffers, IN_ORDER: the vector RX path by default. */
-	{ "mrg_rxbuf=0", 0, 0, 0, RX_BEST_VEC, GV_TX_INORDER, "", { 0 }, NULL, NULL },
+	{ "mrg_rxbuf=0", 0, 0, 0, RX_BEST_VEC, TX_BEST_VEC, "", { 0 }, NULL, NULL },
 	{ "mrg_rxbuf=0,in_order=0", 0, 0, 0, GV_RX_SIMPLE, GV_TX_SIMPLE, "", { 0 }, NULL, NULL },
 	{ "mrg_rxbuf=0,vectorized=0", 0, 0, 0, GV_RX_SIMPLE, GV_TX_INORDER, "", { 0 }, NULL, NULL },
-	{ "mrg_rxbuf=0", 0, RTE_ETH_RX_OFFLOAD_UDP_CKSUM, 0, GV_RX_FULL, GV_TX_INORDER, "",
+	{ "mrg_rxbuf=0", 0, RTE_ETH_RX_OFFLOAD_UDP_CKSUM, 0, GV_RX_FULL, TX_BEST_VEC, "",
 	  { 0 }, NULL, NULL },
 	/* Frames larger than an mbuf without mergeable buffers: chains. */
 	{ "mrg_rxbuf=0", 9000, 0, RTE_ETH_TX_OFFLOAD_MULTI_SEGS, GV_RX_FULL, GV_TX_FULL, "",
@@ -373,16 +385,16 @@ static struct rule rules[] = {
 	{ "packed_vq=1,mrg_rxbuf=0", 9000, 0, RTE_ETH_TX_OFFLOAD_MULTI_SEGS, GV_RX_FULL,
 	  GV_TX_FULL, "", { 0 }, NULL, NULL },
 	/* vectorized=1: the vector RX path where eligible, else the scalar rules. */
-	{ "mrg_rxbuf=0,vectorized=1", 0, 0, 0, RX_BEST_VEC, GV_TX_INORDER, "", { 0 }, NULL, NULL },
+	{ "mrg_rxbuf=0,vectorized=1", 0, 0, 0, RX_BEST_VEC, TX_BEST_VEC, "", { 0 }, NULL, NULL },
 	{ "mrg_rxbuf=0,in_order=0,vectorized=1", 0, 0, 0, RX_BEST_VEC, GV_TX_SIMPLE, "", { 0 },
 	  NULL, NULL },
-	{ "vectorized=1", 0, 0, 0, GV_RX_MRG, GV_TX_INORDER, "", { 0 }, NULL, NULL },
+	{ "vectorized=1", 0, 0, 0, GV_RX_MRG, TX_BEST_VEC, "", { 0 }, NULL, NULL },
 	{ "packed_vq=1,mrg_rxbuf=0,vectorized=1", 0, 0, 0, RX_BEST_VEC, GV_TX_INORDER, "", { 0 },
 	  NULL, NULL },
 	{ "packed_vq=1,mrg_rxbuf=0,in_order=0,vectorized=1", 0, 0, 0, RX_BEST_VEC, GV_TX_SIMPLE, "",
 	  { 0 }, NULL, NULL },
 	{ "mrg_rxbuf=0,vectorized=1", 0, RTE_ETH_RX_OFFLOAD_UDP_CKSUM, 0, GV_RX_FULL,
-	  GV_TX_INORDER, "", { 0 }, NULL, NULL },
+	  TX_BEST_VEC, "", { 0 }, NULL, NULL },
 	{ "mrg_rxbuf=0,vectorized=1", 9000, 0, RTE_ETH_TX_OFFLOAD_MULTI_SEGS, GV_RX_FULL,
 	  GV_TX_FULL, "", { 0 }, NULL, NULL },
 	/* Forced classes that cannot serve the configuration. */

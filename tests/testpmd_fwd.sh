@@ -3,7 +3,7 @@
 # plugin with -d and forwards traffic with DPDK's vhost-user backend
 # (another dpdk-testpmd with net_vhost), for both ring layouts, with and
 # without mergeable buffers, on every forced datapath (vectorized=0), and
-# on the vector RX path (vectorized=1).
+# on the vector RX and TX paths (vectorized=1).
 #
 # Each case is a loopback the way DPDK's virtio-user test plans run it:
 # both sides in io forwarding, the gvirtio side starts with --tx-first
@@ -143,11 +143,13 @@ for layout in split packed; do
 	run_case "$layout" 0 full full full
 done
 # vectorized=1: the vector RX path (no mergeable buffers), the widest
-# this CPU has (none: the scalar simple path), on both layouts.
+# this CPU has (none: the scalar simple path), on both layouts; on split
+# in-order the vector TX path (SSE4.2; none: the scalar in-order path).
 vec_rx=simple
-grep -qw sse4_2 /proc/cpuinfo && vec_rx="vectorized (SSE)"
+vec_tx=inorder
+grep -qw sse4_2 /proc/cpuinfo && vec_rx="vectorized (SSE)" && vec_tx="vectorized (SSE)"
 grep -qw avx2 /proc/cpuinfo && vec_rx="vectorized (AVX2)"
-run_case split 0 inorder "$vec_rx" inorder 1
+run_case split 0 inorder "$vec_rx" "$vec_tx" 1
 run_case split 0 simple "$vec_rx" simple 1
 run_case packed 0 inorder "$vec_rx" inorder 1
 run_case packed 0 simple "$vec_rx" simple 1

@@ -503,8 +503,15 @@ static int rings_go(struct rte_eth_dev *dev)
 			return ret;
 		}
 	}
-	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
-		gv_vq_disable_cb(((struct gv_txq *)dev->data->tx_queues[i])->q.vq);
+	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++) {
+		struct gv_txq *txq = dev->data->tx_queues[i];
+
+		gv_vq_disable_cb(txq->q.vq);
+		if (gv_tx_path_vec(hw->tx_path) && (ret = gv_txq_start_vec(txq)) != 0) {
+			hw->started = false;
+			return ret;
+		}
+	}
 	return 0;
 }
 

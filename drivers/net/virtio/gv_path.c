@@ -44,6 +44,9 @@ static const struct path_row rx_rows[] = {
 };
 
 static const struct path_row tx_rows[] = {
+	/* In-order on a split fixed ring (gv_tx_vec.c). */
+	{ GV_TX_VEC_SSE, "vectorized (SSE)", GV_BIT(GV_F_IN_ORDER), GV_BIT(GV_F_RING_PACKED), 0,
+	  false, GV_FORCE_INORDER, true },
 	{ GV_TX_INORDER, "inorder", GV_BIT(GV_F_IN_ORDER), 0, 0, false, GV_FORCE_INORDER, false },
 	/* With IN_ORDER a device may close a batch with one entry: inorder reclaims it. */
 	{ GV_TX_SIMPLE, "simple", 0, GV_BIT(GV_F_IN_ORDER), 0, false, GV_FORCE_SIMPLE, false },
@@ -81,10 +84,13 @@ static bool row_fits(const struct path_row *r, uint64_t features, uint64_t offlo
 static int pick(const struct path_row *rows, size_t n, uint64_t features, uint64_t offloads,
 		bool fits, enum gv_force_path force, bool vec_ok)
 {
+	const bool tx = rows == tx_rows;
+
 	for (size_t i = 0; i < n; i++) {
 		if (force != GV_FORCE_NONE && rows[i].cls != force && rows[i].cls != GV_FORCE_NONE)
 			continue;
-		if (rows[i].vec && !(vec_ok && gv_rx_vec_usable((enum gv_rx_path)rows[i].path)))
+		if (rows[i].vec && !(vec_ok && (tx ? gv_tx_vec_usable((enum gv_tx_path)rows[i].path)
+						    : gv_rx_vec_usable((enum gv_rx_path)rows[i].path))))
 			continue;
 		if (row_fits(&rows[i], features, offloads, fits))
 			return rows[i].path;
@@ -109,7 +115,7 @@ int gv_path_select(struct gv_hw *hw, uint64_t rx_offloads, uint64_t tx_offloads,
 	int rx = pick(rx_rows, RTE_DIM(rx_rows), hw->features, rx_offloads, fits, rx_force,
 		      vec_ok(hw));
 	int tx = pick(tx_rows, RTE_DIM(tx_rows), hw->features, tx_offloads, true, hw->force_path,
-		      false);
+		      vec_ok(hw));
 
 	if (rx < 0 || tx < 0) {
 		GV_LOG(ERR, "%s: datapath forced to a path that cannot serve this configuration "

@@ -47,6 +47,7 @@ enum gv_tx_path {
 	GV_TX_SIMPLE, /* one descriptor per packet, header in headroom */
 	GV_TX_INORDER, /* simple, reclaiming in order without reading entries */
 	GV_TX_FULL, /* multi-segment, indirect, offloads */
+	GV_TX_VEC_SSE, /* in-order on a split fixed ring, SSE4.2 (gv_tx_vec.c) */
 	GV_TX_PATH_MAX,
 };
 
@@ -271,6 +272,19 @@ bool gv_rx_vec_usable(enum gv_rx_path p);
 gv_burst_fn gv_rx_vec_fn(const struct gv_hw *hw, enum gv_rx_path p);
 /* Fixed-ring mode and the first buffers (port start, restart): 0 or its error. */
 int gv_rxq_refill_vec(struct gv_rxq *rxq);
+
+/* gv_tx_vec.c: the vector TX path (split ring in the core's TX fixed mode, IN_ORDER). */
+static inline bool gv_tx_path_vec(enum gv_tx_path p)
+{
+	return p == GV_TX_VEC_SSE;
+}
+bool gv_tx_vec_usable(enum gv_tx_path p);
+gv_burst_fn gv_tx_vec_fn(const struct gv_hw *hw, enum gv_tx_path p);
+/* The ring into TX fixed mode (port start, restart): 0 or its error (logged). */
+int gv_txq_start_vec(struct gv_txq *txq);
+/* gv_tx_owned and gv_tx_done_cleanup on a queue of the vector path. */
+uint16_t gv_tx_vec_owned(struct gv_txq *txq, struct rte_mbuf **pkts, uint16_t n);
+uint32_t gv_tx_vec_cleanup(struct gv_txq *txq, uint32_t max);
 
 /* gv_monitor.c: rte_eth_get_monitor_addr, the word an RX queue's next packet writes. */
 struct rte_power_monitor_cond;

@@ -6,76 +6,12 @@
  * negotiated, offloads). One copy per (ring layout, barrier policy) on the
  * core's inline verbs, as the RX bursts (gv_rxtx.c). Sent mbufs are
  * freed in bulk, inline; rte_eth_tx_done_cleanup frees them on demand.
+ * The vector path is gv_tx_vec.c; what both share is gv_tx.h.
  */
 #include <rte_pause.h>
 
 #include "gv_offload.h"
-#include "gv_rxtx.h"
-
-/* ---------------------------------------------------------------- TX -- */
-
-/*
- * Take the cache line at `p` with write ownership ahead of a store
- * (x86: PREFETCHW, which Intel cores before Broadwell do not list but run
- * as a no-op; elsewhere the compiler's write prefetch). A hint: it never
- * faults and changes no data.
- */
-static __rte_always_inline void prefetch_w(const void *p)
-{
-#ifdef RTE_ARCH_X86
-	__asm__ volatile("prefetchw %0" : : "m"(*(const char *)p));
-#else
-	__builtin_prefetch(p, 1, 3);
-#endif
-}
-
-/*
- * Free sent mbufs: single-segment ones of one pool that nobody else holds
- * go back to the pool in one put (rte_pktmbuf_prefree_seg inline), the
- * rest one by one.
- *
- * An mbuf the application built (its port is the invalid one that
- * rte_pktmbuf_alloc() sets; a received one carries its RX port) has the
- * line where its next owner's data starts prefetched for writing as it
- * goes back: the device (the back-end's core) has just read that line,
- * and an application that builds packets takes the mbuf again at once
- * (the pool's cache hands out the last freed first) and writes a packet
- * there. Without the hint that store waits for the other core to give
- * the line up, with the store buffer full behind it: testpmd txonly
- * measured ~36 TSC cycles per packet more there next to gvirtio than
- * next to DPDK's PMD, and packed guest TX stopped at ~18-20 Mpps (perf cpu-clock
- * profiles, docs/performance.md "Session 6"); asked for here, the
- * transfer overlaps the rest of the burst. A forwarded mbuf goes back to
- * an RX ring instead, where the device writes it next: taking the line
- * then would only add a transfer (loopback measured up to 15% slower).
- * buf_len is not checked (3 instructions a packet): for a buffer with
- * no room past the headroom the hint lands on a neighbour's line, which
- * costs a transfer at worst.
- */
-static __rte_always_inline void tx_free(struct rte_mbuf **ms, uint32_t n)
-{
-	struct rte_mempool *mp = ms[0]->pool;
-	void *put[GV_BURST_MAX];
-	uint32_t k = 0;
-
-	for (uint32_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = ms[i];
-
-		if (likely(m->next == NULL && m->pool == mp)) {
-			m = rte_pktmbuf_prefree_seg(m);
-			if (m) {
-				if (m->port == RTE_MBUF_PORT_INVALID)
-					prefetch_w((const char *)m->buf_addr +
-						   RTE_PKTMBUF_HEADROOM);
-				put[k++] = m;
-			}
-		} else {
-			rte_pktmbuf_free(m);
-		}
-	}
-	if (k)
-		rte_mempool_put_bulk(mp, put, k);
-}
+#include "gv_tx.h"
 
 /*
  * Take back sent chains, GV_BURST_MAX at a time, until `need` slots are
@@ -134,30 +70,6 @@ static __rte_always_inline void hdr_put(void *dst, const void *src, uint16_t hdr
 }
 
 /*
- * A zero header (no offloads), written the same way, but only where it
- * is not zero already: a recycled mbuf's headroom mostly still holds the
- * zero header of its last trip, and the device (the back-end's core) read
- * that cache line then; a store would take the line back from it, one
- * cross-core transfer per packet, where a load finds it shared.
- */
-static __rte_always_inline void hdr_zero(void *dst, uint16_t hdr)
-{
-	const uint64_t z = 0;
-	uint64_t a, b, c = 0;
-
-	memcpy(&a, dst, 8);
-	memcpy(&b, (char *)dst + hdr - 8, 8);
-	if (unlikely(hdr > 16))
-		memcpy(&c, (char *)dst + 8, 8);
-	if (likely((a | b | c) == 0))
-		return;
-	if (unlikely(hdr > 16))
-		memcpy((char *)dst + 8, &z, 8);
-	memcpy(dst, &z, 8);
-	memcpy((char *)dst + hdr - 8, &z, 8);
-}
-
-/*
  * Post one packet as a chain: header (pushed, or in a small mbuf from the
  * packet's pool when there is no room), then every segment. 0: posted;
  * -ENOSPC: no room now (nothing changed); other: the packet cannot be
@@ -206,26 +118,6 @@ static __rte_always_inline int tx_post_chain(struct gv_txq *txq, struct rte_mbuf
 		rte_pktmbuf_free(h);
 	}
 	return ret;
-}
-
-/*
- * The packet fits the simple path: one segment, the header pushed into
- * its own headroom (room for it, direct, not shared). One 64-bit load
- * covers data_off, refcnt and nb_segs.
- */
-static __rte_always_inline bool tx_simple_ok(const struct rte_mbuf *m, uint16_t hdr,
-					     const bool full)
-{
-	/* The full path also needs a packet that asks for no offload. */
-	const uint64_t ol_no = RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL |
-			       (full ? RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_L4_MASK : 0);
-	uint64_t r;
-	const uint64_t one_one = ((uint64_t)1 << 16) | ((uint64_t)1 << 32); /* refcnt, nb_segs */
-
-	memcpy(&r, (const char *)m + offsetof(struct rte_mbuf, rearm_data), 8);
-
-	return ((r & 0xffffffff0000ull) == one_one) & ((uint16_t)r >= hdr) &
-	       ((m->ol_flags & ol_no) == 0);
 }
 
 /*
@@ -386,6 +278,8 @@ static uint16_t tx_owned_lb(const struct gv_hw *hw, struct gv_txq *txq, struct r
 uint16_t gv_tx_owned(const struct gv_hw *hw, struct gv_txq *txq, struct rte_mbuf **pkts,
 		     uint16_t n)
 {
+	if (gv_tx_path_vec(hw->tx_path))
+		return gv_tx_vec_owned(txq, pkts, n);
 	if (hw->layout == GV_LAYOUT_PACKED)
 		return tx_owned_lb(hw, txq, pkts, n, GV_LAYOUT_PACKED);
 	return tx_owned_lb(hw, txq, pkts, n, GV_LAYOUT_SPLIT);
@@ -412,8 +306,12 @@ int gv_tx_done_cleanup(void *q, uint32_t free_cnt)
 
 	if (!gv_queue_enter(&txq->q))
 		return 0;
-	done = hw->layout == GV_LAYOUT_PACKED ? tx_cleanup_l(hw, txq, free_cnt, GV_LAYOUT_PACKED)
-					      : tx_cleanup_l(hw, txq, free_cnt, GV_LAYOUT_SPLIT);
+	if (gv_tx_path_vec(hw->tx_path))
+		done = gv_tx_vec_cleanup(txq, free_cnt ? free_cnt : UINT32_MAX);
+	else
+		done = hw->layout == GV_LAYOUT_PACKED
+			       ? tx_cleanup_l(hw, txq, free_cnt, GV_LAYOUT_PACKED)
+			       : tx_cleanup_l(hw, txq, free_cnt, GV_LAYOUT_SPLIT);
 	if (unlikely(gvb_broken(txq->q.vq)))
 		gv_queue_broken(&txq->q, "tx");
 	gv_queue_exit(&txq->q);
@@ -429,6 +327,8 @@ gv_burst_fn gv_tx_fn(const struct gv_hw *hw, enum gv_tx_path p)
 		return gv_burst_pick(tx_inorder_body_fns, hw);
 	case GV_TX_FULL:
 		return gv_burst_pick(tx_full_body_fns, hw);
+	case GV_TX_VEC_SSE:
+		return gv_tx_vec_fn(hw, p);
 	default:
 		return gv_burst_none;
 	}

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gv_tx_vec.c - the vectorized TX path: the in-order TX path on a split
+ * ring in the core's TX fixed mode (common/ring/gv_vq_fixed.h,
+ * gv_vq_fixed_tx_enable), packets checked four at a time with SSE4.2.
+ *
+ * Descriptor i always sits behind avail entry i with flags 0, so posting
+ * a packet is one 16-byte descriptor store (address and length; the zero
+ * header goes into the packet's headroom, as on the scalar paths) and
+ * one cookie store: no free list, slot record or avail entry per packet.
+ * With IN_ORDER the device returns buffers oldest first, so a reclaim
+ * reads only the used index (checked against what is in flight, as on
+ * every path) and frees the mbufs straight from the core's cookie array.
+ *
+ * A group of four packets is checked with one vector compare each
+ * (refcnt 1, one segment, room for the header, direct: the 16 bytes of
+ * rearm_data and ol_flags), and its bytes and size bins are counted in
+ * vector lanes; multicast and broadcast are counted from each packet's
+ * first byte, as on the scalar paths (the application has just written
+ * it). A packet that does not fit one descriptor (a chain, shared,
+ * indirect, no headroom) cannot go as a chain on a fixed ring: it is
+ * copied into one fresh mbuf of its pool, out of line; one longer than
+ * that mbuf is dropped and counted as an error, and when the pool is
+ * empty the burst stops there (the packet stays the application's). The
+ * path is chosen only without TX offloads (gv_path.c), where an
+ * application sends single-segment packets.
+ *
+ * The group check is compiled with a target attribute, so the default
+ * build needs no -march; other architectures get no vector TX path.
+ */
+#include <rte_cpuflags.h>
+#include <rte_vect.h>
+
+#include "gv_tx.h"
+#include "gv_vq_fixed.h"
+#ifdef RTE_ARCH_X86
+#include "gv_rx_vec.h" /* the vector byte and size-bin counters */
+#endif
+
+bool gv_tx_vec_usable(enum gv_tx_path p)
+{
+#ifdef RTE_ARCH_X86
+	if (p == GV_TX_VEC_SSE)
+		return rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_128 &&
+		       rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_2) > 0;
+#else
+	(void)p;
+#endif
+	return false;
+}
+
+int gv_txq_start_vec(struct gv_txq *txq)
+{
+	const int ret = gv_vq_fixed_tx_enable(txq->q.vq);
+
+	if (ret)
+		GV_LOG(ERR, "%s: tx queue %u: cannot set up the vector path's ring (%s)",
+		       txq->q.hw->name, txq->q.queue_id, strerror(-ret));
+	return ret;
+}
+
+/*
+ * Free what the device returned, GV_BURST_MAX at a time, until `need`
+ * positions are free, `max` are taken or none is left (as tx_reclaim in
+ * gv_tx.c, and for the same reason: a slice at a time); how many.
+ */
+static __rte_always_inline uint32_t vec_reclaim(struct gv_txq *txq, uint32_t need, uint32_t max,
+						const enum gv_barrier B)
+{
+	struct gv_vq *vq = txq->q.vq;
+	struct rte_mbuf **cks = (struct rte_mbuf **)(uintptr_t)gvf_cookies(vq);
+	const uint32_t mask = gvf_mask(vq);
+	uint32_t done = 0, want, got;
+
+	do {
+		uint32_t pos, first;
+
+		want = RTE_MIN(max - done, (uint32_t)GV_BURST_MAX);
+		got = gvf_ready(vq, want, B);
+		if (got == 0)
+			break;
+		pos = gvf_last_used(vq) & mask;
+		first = RTE_MIN(got, mask + 1 - pos);
+		tx_free(&cks[pos], first);
+		if (got > first)
+			tx_free(cks, got - first);
+		gvf_take_in_step(vq, got);
+		done += got;
+	} while (got == want && done < max && gvf_room(vq) < need);
+	return done;
+}
+
+/* One packet that fits into descriptor *d and cookie *slot, counted. */
+static __rte_always_inline void vec_put(struct gv_txq *txq, struct rte_mbuf *m, void **slot,
+					struct gv_split_desc *d)
+{
+	const uint16_t hdr = txq->hdr_size;
+	char *data = rte_pktmbuf_mtod(m, char *);
+
+	hdr_zero(data - hdr, hdr);
+	d->addr = mbuf_addr(m, txq->addr_off) + m->data_off - hdr;
+	d->len = (uint32_t)m->data_len + hdr;
+	*slot = m;
+	txq->q.st.bytes += m->pkt_len;
+	count_bins(&txq->q.st, m->pkt_len, (const uint8_t *)data, m->data_len);
+}
+
+/*
+ * A packet that does not fit one descriptor, as one fresh mbuf of its
+ * pool holding a copy of it (the original freed), or NULL: dropped (too
+ * long for that mbuf, or its segments hold less than pkt_len; counted as
+ * an error, freed) or, with *stop set, the pool is empty (the packet is
+ * still the application's).
+ */
+static __rte_noinline struct rte_mbuf *vec_copy(struct gv_txq *txq, struct rte_mbuf *m,
+						bool *stop)
+{
+	const uint32_t len = m->pkt_len;
+	struct rte_mbuf *c = rte_pktmbuf_alloc(m->pool);
+	const void *src;
+	char *dst;
+
+	if (c == NULL) {
+		*stop = true;
+		return NULL;
+	}
+	if (rte_pktmbuf_headroom(c) < txq->hdr_size || rte_pktmbuf_tailroom(c) < len)
+		goto drop;
+	dst = rte_pktmbuf_append(c, (uint16_t)len);
+	src = rte_pktmbuf_read(m, 0, len, dst);
+	if (src == NULL)
+		goto drop;
+	if (src != dst)
+		memcpy(dst, src, len);
+	rte_pktmbuf_free(m);
+	return c;
+drop:
+	txq->q.st.errors++;
+	rte_pktmbuf_free(c);
+	rte_pktmbuf_free(m);
+	return NULL;
+}
+
+#ifdef RTE_ARCH_X86
+/*
+ * Whole groups of four of the n packets while every one fits a
+ * descriptor (one vector compare each): descriptors d[], cookies slots[],
+ * bytes and size bins in vector lanes; how many posted (a multiple of 4).
+ */
+static __rte_noinline __attribute__((target("sse4.2"))) uint32_t
+vec_groups4(struct gv_txq *txq, struct rte_mbuf **pkts, uint32_t n, void **slots,
+	    struct gv_split_desc *d)
+{
+	const size_t ra = offsetof(struct rte_mbuf, rearm_data);
+	const uint16_t hdr = txq->hdr_size;
+	const uint32_t addr_off = txq->addr_off;
+	/* rearm_data's 16-bit lanes: data_off, refcnt, nb_segs, port; then ol_flags. */
+	const __m128i sel = _mm_set_epi64x((long long)(RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL),
+					   0x0000ffffffff0000ll);
+	const __m128i want = _mm_set_epi64x(0, 0x0000000100010000ll);
+	const __m128i room = _mm_set_epi64x(0, hdr); /* data_off at least hdr */
+	struct vec_acc4 acc;
+	uint32_t g;
+
+	vec_acc4_init(&acc);
+	for (g = 0; g + 4 <= n; g += 4) {
+		struct rte_mbuf *const *m = &pkts[g];
+		__m128i ok = _mm_set1_epi8(-1), plen;
+
+		for (unsigned int j = 0; j < 4; j++) {
+			const __m128i r = _mm_loadu_si128((const __m128i *)((const char *)m[j] + ra));
+
+			ok = _mm_and_si128(ok, _mm_cmpeq_epi16(_mm_and_si128(r, sel), want));
+			ok = _mm_and_si128(ok, _mm_cmpeq_epi16(_mm_max_epu16(r, room), r));
+		}
+		if (unlikely(_mm_movemask_epi8(ok) != 0xffff))
+			break;
+		for (unsigned int j = 0; j < 4; j++) {
+			const struct rte_mbuf *mj = m[j];
+			const uint8_t *data = rte_pktmbuf_mtod(mj, const uint8_t *);
+
+			hdr_zero((char *)(uintptr_t)data - hdr, hdr);
+			_mm_storeu_si128((__m128i *)&d[g + j],
+					 _mm_set_epi64x((long long)mj->data_len + hdr,
+							(long long)(mbuf_addr(mj, addr_off) +
+								    mj->data_off - hdr)));
+			/* Multicast and broadcast, as count_bins does. */
+			if (unlikely(data[0] & 1) && mj->data_len >= RTE_ETHER_ADDR_LEN) {
+				if (rte_is_broadcast_ether_addr((const struct rte_ether_addr *)data))
+					txq->q.st.broadcast++;
+				else
+					txq->q.st.multicast++;
+			}
+		}
+		plen = _mm_setr_epi32((int)m[0]->pkt_len, (int)m[1]->pkt_len, (int)m[2]->pkt_len,
+				      (int)m[3]->pkt_len);
+		vec_acc4_add(&acc, plen);
+		_mm_storeu_si128((__m128i *)&slots[g], _mm_loadu_si128((const __m128i *)&m[0]));
+		_mm_storeu_si128((__m128i *)&slots[g + 2], _mm_loadu_si128((const __m128i *)&m[2]));
+	}
+	if (g != 0)
+		vec_acc4_flush(&acc, &txq->q.st, g);
+	return g;
+}
+#endif
+
+/*
+ * The burst: reclaim when short of room, then post from each free span
+ * (to the ring's end, then from 0): groups of four while they fit
+ * (`simd`), the rest one by one, a packet that does not fit copied.
+ */
+static __rte_always_inline uint16_t vec_xmit(struct gv_txq *txq, struct rte_mbuf **pkts,
+					     uint16_t n, const bool simd, const enum gv_barrier B)
+{
+	struct gv_vq *vq = txq->q.vq;
+	const uint16_t hdr = txq->hdr_size;
+	uint16_t sent = 0;
+	bool stop = false;
+
+	if (gvf_room(vq) < txq->free_thresh || gvf_room(vq) < n)
+		vec_reclaim(txq, RTE_MAX((uint32_t)n, txq->free_thresh), UINT32_MAX, B);
+	while (sent < n && !stop) {
+		struct gv_split_desc *d;
+		uint32_t room, i = 0, j = 0; /* packets taken, positions filled */
+		void **slots = gvf_tx_post_slots(vq, &room, &d);
+
+		if (room == 0)
+			break;
+		while (sent + i < n && j < room) {
+			struct rte_mbuf *m;
+
+#ifdef RTE_ARCH_X86
+			if (simd && n - sent - i >= 4 && room - j >= 4) {
+				const uint32_t g = vec_groups4(txq, pkts + sent + i,
+							       RTE_MIN(n - sent - i, room - j),
+							       slots + j, d + j);
+
+				i += g;
+				j += g;
+				if (sent + i == n || j == room)
+					break;
+			}
+#else
+			(void)simd;
+#endif
+			m = pkts[sent + i];
+			if (unlikely(!tx_simple_ok(m, hdr, false))) {
+				m = vec_copy(txq, m, &stop);
+				if (m == NULL) {
+					if (stop)
+						break;
+					i++; /* dropped */
+					continue;
+				}
+			}
+			vec_put(txq, m, slots + j, d + j);
+			i++;
+			j++;
+		}
+		gvf_post_commit_tx(vq, j);
+		txq->q.st.packets += j;
+		sent += i;
+	}
+	kick(&txq->q, GV_LAYOUT_SPLIT, B);
+	if (unlikely(gvb_broken(vq)))
+		gv_queue_broken(&txq->q, "tx");
+	return sent;
+}
+
+uint16_t gv_tx_vec_owned(struct gv_txq *txq, struct rte_mbuf **pkts, uint16_t n)
+{
+	if (txq->q.hw->barrier == GV_BARRIER_MANDATORY)
+		return vec_xmit(txq, pkts, n, false, GV_BARRIER_MANDATORY);
+	return vec_xmit(txq, pkts, n, false, GV_BARRIER_SMP);
+}
+
+uint32_t gv_tx_vec_cleanup(struct gv_txq *txq, uint32_t max)
+{
+	if (txq->q.hw->barrier == GV_BARRIER_MANDATORY)
+		return vec_reclaim(txq, UINT32_MAX, max, GV_BARRIER_MANDATORY);
+	return vec_reclaim(txq, UINT32_MAX, max, GV_BARRIER_SMP);
+}
+
+#ifdef RTE_ARCH_X86
+
+#define GV_TX_VEC_BURST(name, B)                                               \
+	static uint16_t name(void *q, struct rte_mbuf **pkts, uint16_t n)      \
+	{                                                                      \
+		struct gv_queue *gq = &((struct gv_txq *)q)->q;                \
+		uint16_t r;                                                    \
+									       \
+		if (unlikely(!gv_queue_enter(gq)))                             \
+			return 0;                                              \
+		r = vec_xmit(q, pkts, n, true, B);                             \
+		gv_queue_exit(gq);                                             \
+		return r;                                                      \
+	}
+
+GV_TX_VEC_BURST(tx_vec_sse_smp, GV_BARRIER_SMP)
+GV_TX_VEC_BURST(tx_vec_sse_mand, GV_BARRIER_MANDATORY)
+
+gv_burst_fn gv_tx_vec_fn(const struct gv_hw *hw, enum gv_tx_path p)
+{
+	if (!gv_tx_vec_usable(p) || hw->layout != GV_LAYOUT_SPLIT)
+		return gv_burst_none;
+	return hw->barrier == GV_BARRIER_MANDATORY ? tx_vec_sse_mand : tx_vec_sse_smp;
+}
+
+#else /* !RTE_ARCH_X86 */
+
+gv_burst_fn gv_tx_vec_fn(const struct gv_hw *hw, enum gv_tx_path p)
+{
+	(void)hw;
+	(void)p;
+	return gv_burst_none;
+}
+
+#endif
