@@ -148,7 +148,7 @@ drop:
  * bytes and size bins in vector lanes; how many posted (a multiple of 4).
  */
 static __rte_noinline __attribute__((target("sse4.2"))) uint32_t
-vec_groups4(struct gv_txq *txq, struct rte_mbuf **pkts, uint32_t n, void **slots,
+tx_groups4(struct gv_txq *txq, struct rte_mbuf **pkts, uint32_t n, void **slots,
 	    struct gv_split_desc *d)
 {
 	const size_t ra = offsetof(struct rte_mbuf, rearm_data);
@@ -231,7 +231,7 @@ static __rte_always_inline uint16_t vec_xmit(struct gv_txq *txq, struct rte_mbuf
 
 #ifdef RTE_ARCH_X86
 			if (simd && n - sent - i >= 4 && room - j >= 4) {
-				const uint32_t g = vec_groups4(txq, pkts + sent + i,
+				const uint32_t g = tx_groups4(txq, pkts + sent + i,
 							       RTE_MIN(n - sent - i, room - j),
 							       slots + j, d + j);
 
