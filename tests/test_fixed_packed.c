@@ -28,6 +28,14 @@
  *               it; the driver takes them in-step (flags, then id and
  *               length, as a vector burst) or one by one and checks each
  *               one's bytes and length; bounded by a deadline
+ *   tx          TX fixed mode (gvpf_tx_enable): refused without IN_ORDER;
+ *               thousands of rounds of random post sizes over many laps,
+ *               the device sees one readable descriptor per buffer with
+ *               the address and length given, at id == position, and
+ *               returns random runs, one used descriptor each or one for
+ *               a whole batch; the driver takes each run in random slices,
+ *               oldest first; an id beyond what is in flight breaks the
+ *               queue (id_not_inflight) and detach gives every buffer back
  * What it shares with test_fixed.c: gv_test_fixed.h.
  */
 #include <inttypes.h>
@@ -319,12 +327,134 @@ static void test_threads(void **state)
 	threads(gvt_param(state));
 }
 
+/* TX fixed mode: post `n` objects from *next (round robin), lengths from the object index. */
+static void tx_post(struct gvt_q *q, uint32_t n, uint32_t *next)
+{
+	uint32_t done = 0;
+
+	while (done < n) {
+		struct gv_seg segs[NUM];
+		uint32_t room;
+		void **slots = gvpf_post_slots(q->vq, &room);
+
+		assert_true(room > 0);
+		if (room > n - done)
+			room = n - done;
+		for (uint32_t i = 0; i < room; i++) {
+			const struct obj *o = &g_obj[(*next)++ % (2 * NUM)];
+
+			slots[i] = (void *)o;
+			segs[i] = (struct gv_seg){ o->addr, 1 + o->idx };
+		}
+		gvpf_post_commit_tx(q->vq, room, segs);
+		done += room;
+	}
+	gv_vq_kick_prepare(q->vq);
+}
+
+static void test_tx(void **state)
+{
+	const struct gvt_param *p = gvt_param(state);
+	uint64_t seed = 0x7a5eedull + p->barrier;
+	uint32_t next = 0, back = 0, taken = 0, seen = 0;
+	struct gv_vq_stats s;
+	struct gvt_q q;
+	void *ck;
+
+	objs_init();
+	gvt_q_setup(&q, p, NUM, 0, 0);
+	assert_int_equal(gvpf_tx_enable(q.vq), -EINVAL);
+	gvt_q_free(&q);
+	gvt_q_setup(&q, p, NUM, GV_VQ_F_IN_ORDER, 0);
+	assert_int_equal(gvpf_tx_enable(q.vq), 0);
+	for (uint32_t round = 0; round < 20000; round++) {
+		uint32_t n = gvt_below(&seed, gvpf_room(q.vq) + 1), out, ret, got = 0;
+		int32_t k;
+
+		tx_post(&q, n, &next);
+		/* The device takes everything posted: one readable buffer each, id == position. */
+		for (;;) {
+			struct gv_chain c;
+			const uint32_t want = taken % (2 * NUM);
+
+			if (gv_vqd_take(q.vqd, &c) != 1)
+				break;
+			assert_int_equal(c.id, taken % NUM);
+			assert_int_equal(c.nseg, 1);
+			assert_int_equal(c.n_out, 1);
+			assert_int_equal(c.out_len, 1 + want);
+			assert_int_equal(c.seg[0].addr, g_obj[want].addr);
+			taken++;
+		}
+		assert_int_equal(taken, next);
+		/* It returns random runs of what it holds: one descriptor each, or one per batch. */
+		out = taken - back;
+		ret = gvt_below(&seed, out + 1);
+		for (uint32_t i = 0; i < ret;) {
+			uint32_t run = 1 + gvt_below(&seed, ret - i);
+
+			if (run > 1 && gvt_below(&seed, 2)) {
+				gv_vqd_push_in_order_batch(q.vqd, (uint16_t)((back + i + run - 1) % NUM), 0,
+							   (uint16_t)run, run);
+			} else {
+				run = 1;
+				gv_vqd_push(q.vqd, (uint16_t)((back + i) % NUM), 1, 0);
+			}
+			i += run;
+		}
+		gv_vqd_publish(q.vqd);
+		/* The driver takes them in random slices, oldest first. */
+		while ((k = gvpf_tx_done(q.vq, p->barrier)) > 0) {
+			uint32_t t = 1 + gvt_below(&seed, (uint32_t)k);
+
+			for (uint32_t i = 0; i < t; i++) {
+				const uint32_t pos = (gvpf_used_pos(q.vq) + i) % NUM;
+
+				assert_ptr_equal(gvpf_cookies(q.vq)[pos], &g_obj[(back + got + i) % (2 * NUM)]);
+			}
+			gvpf_tx_take(q.vq, t);
+			got += t;
+		}
+		assert_int_equal(k, 0);
+		assert_int_equal(got, ret);
+		back += got;
+		assert_int_equal(gvpf_room(q.vq), NUM - (next - back));
+	}
+	assert_true(next > 1000 * NUM); /* many laps: both wrap counters flipped often */
+	/* Everything back, then a hostile batch that ends one past the 2 in flight. */
+	if (next != back) {
+		gv_vqd_push_in_order_batch(q.vqd, (uint16_t)((next - 1) % NUM), 0,
+					   (uint16_t)(next - back), next - back);
+		gv_vqd_publish(q.vqd);
+		assert_int_equal(gvpf_tx_done(q.vq, p->barrier), (int32_t)(next - back));
+		gvpf_tx_take(q.vq, next - back);
+		back = next;
+	}
+	tx_post(&q, 2, &next);
+	while (gv_vqd_take(q.vqd, &(struct gv_chain){ 0 }) == 1)
+		;
+	gv_vqd_push_in_order_batch(q.vqd, (uint16_t)((back + 2) % NUM), 0, 3, 3);
+	gv_vqd_publish(q.vqd);
+	assert_int_equal(gvpf_tx_done(q.vq, p->barrier), -1);
+	assert_true(gv_vq_broken(q.vq));
+	gv_vq_stats(q.vq, &s);
+	assert_int_equal(s.id_not_inflight, 1);
+	assert_int_equal(gvt_stats_total(&s), 1);
+	while ((ck = gv_vq_detach(q.vq)) != NULL) {
+		assert_ptr_equal(ck, &g_obj[(back + seen) % (2 * NUM)]);
+		seen++;
+	}
+	assert_int_equal(seen, next - back);
+	gvt_q_free(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		GVT_TEST_PACKED(test_enable),	   GVT_TEST_PACKED(test_holes),
 		GVT_TEST_PACKED(test_random),	   GVT_TEST_PACKED(test_random_in_order),
 		GVT_TEST_PACKED(test_hostile),	   GVT_TEST_PACKED(test_threads),
+		GVT_TEST_PACKED(test_tx),
 	};
 
 	return GVT_RUN(tests);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gv_vq_fixed_packed.h - the packed ring's fixed mode, for vectorized RX
- * bursts of one-descriptor device-writable buffers of one length: the
- * packed twin of gv_vq_fixed.h.
+ * bursts of one-descriptor device-writable buffers of one length, and
+ * for vectorized TX bursts of one-descriptor device-readable buffers with
+ * IN_ORDER (gvpf_tx_enable): the packed twin of gv_vq_fixed.h.
  *
  * In fixed mode buffer id i is always posted at ring position i: a refill
  * at position p writes desc[p].addr, then len (the fixed length), id p
@@ -55,16 +56,12 @@ _Static_assert(__builtin_offsetof(struct gv_packed_desc, len) == 8 &&
 /* AVAIL and USED bits of a descriptor the device used in lap `wrap`. */
 #define GVPF_USED_BITS(wrap) ((wrap) ? (GV_DESC_F_AVAIL | GV_DESC_F_USED) : 0u)
 
-/*
- * Enter fixed mode: every buffer posted from now on is device-writable
- * and `len` bytes long. 0, -EIO (broken), -EINVAL (not packed, len 0) or
- * -EBUSY (buffers in flight, or a batch not yet published).
- */
-static inline int gvpf_enable(struct gv_vq *vq, uint32_t len)
+/* Enter fixed mode with every buffer `len` long (0: TX, lengths per post). */
+static inline int packed_fixed_enter(struct gv_vq *vq, uint32_t len)
 {
 	if (vq->broken)
 		return -EIO;
-	if (vq->layout != GV_LAYOUT_PACKED || len == 0)
+	if (vq->layout != GV_LAYOUT_PACKED)
 		return -EINVAL;
 	if (vq->inflight != 0 || vq->p.have_staged || vq->p.batch_open)
 		return -EBUSY;
@@ -75,11 +72,40 @@ static inline int gvpf_enable(struct gv_vq *vq, uint32_t len)
 	memset(vq->p.fixed_hole, 0, vq->num);
 	vq->p.fixed = 1;
 	vq->p.fixed_len = len;
+	vq->p.fixed_batch = 0;
 	/* Nothing in flight: the used position is the avail position. */
 	vq->p.fixed_old = vq->p.avail_idx;
 	vq->p.fixed_holes = 0;
 	vq->num_free = vq->num;
 	return 0;
+}
+
+/*
+ * Enter fixed mode: every buffer posted from now on is device-writable
+ * and `len` bytes long. 0, -EIO (broken), -EINVAL (not packed, len 0) or
+ * -EBUSY (buffers in flight, or a batch not yet published).
+ */
+static inline int gvpf_enable(struct gv_vq *vq, uint32_t len)
+{
+	if (len == 0)
+		return vq->broken ? -EIO : -EINVAL;
+	return packed_fixed_enter(vq, len);
+}
+
+/*
+ * Enter fixed mode for device-readable buffers (TX): buffer id i still
+ * always at position i, each post giving every buffer's address and
+ * length (gvpf_post_commit_tx). Needs IN_ORDER: buffers come back oldest
+ * first, and one used descriptor may stand for a whole batch (written at
+ * the batch's first position with the id of its last buffer), which
+ * gvpf_tx_done() / gvpf_tx_take() take; gvpf_take_one() is not for this
+ * mode. 0, -EIO, -EINVAL (not packed, no IN_ORDER) or -EBUSY.
+ */
+static inline int gvpf_tx_enable(struct gv_vq *vq)
+{
+	if (!(vq->features & GV_VQ_F_IN_ORDER))
+		return vq->broken ? -EIO : -EINVAL;
+	return packed_fixed_enter(vq, 0);
 }
 
 /* The mode is on and the queue not broken: the gvpf_* verbs may run. */
@@ -113,51 +139,58 @@ GV_INLINE void **gvpf_post_slots(struct gv_vq *vq, uint32_t *n)
 }
 
 /*
- * Post the n cookies stored at gvpf_post_slots(): buffer k at the 64-bit
- * address stored at byte offset addr_off of the object its cookie points
- * to, plus addr_add. n at most what gvpf_post_slots() said. The batch's
- * first descriptor (when none is held back yet) keeps its flags for
- * gvb_kick_prepare(); the others sit behind it and are written whole.
+ * Post the n cookies stored at gvpf_post_slots(). RX (segs NULL, a
+ * literal): buffer k at the 64-bit address stored at byte offset addr_off
+ * of the object its cookie points to, plus addr_add, the fixed length,
+ * device-writable. TX: buffer k at segs[k] (address and length),
+ * device-readable. The batch's first descriptor (when none is held back
+ * yet) keeps its flags for gvb_kick_prepare(); the others sit behind it
+ * and are written whole.
  */
-GV_INLINE void gvpf_post_commit(struct gv_vq *vq, uint32_t n, uint32_t addr_off, uint64_t addr_add)
+GV_INLINE void packed_fixed_commit(struct gv_vq *vq, uint32_t n, uint32_t addr_off,
+				   uint64_t addr_add, const struct gv_seg *segs)
 {
 	const uint16_t pos = vq->p.avail_idx;
-	const uint16_t flags = (uint16_t)(GV_DESC_F_WRITE | GV_PACKED_AVAIL_FLAGS(vq->p.avail_wrap));
+	const uint16_t flags = (uint16_t)((segs ? 0 : GV_DESC_F_WRITE) |
+					  GV_PACKED_AVAIL_FLAGS(vq->p.avail_wrap));
 	struct gv_packed_desc *d = &vq->p.desc[pos];
 	void *const *ck = &vq->p.fixed_ck[pos];
 	void *const *const end = ck + n;
-	/* len, id, flags of the descriptor at d: the id goes up by one each. */
+	/* flags and id of the descriptor at d (the id goes up by one each), RX: and len. */
 	uint64_t tail = (uint64_t)flags << 48 | (uint64_t)pos << 32 | vq->p.fixed_len;
 
-#define GVPF_ADDR(j) (*(const uint64_t *)((const char *)ck[j] + addr_off) + addr_add)
+#define GVPF_ADDR(j) (segs ? segs[j].addr : *(const uint64_t *)((const char *)ck[j] + addr_off) + addr_add)
+#define GVPF_TAIL(j) (segs ? tail | segs[j].len : tail)
 	if (n == 0)
 		return;
 	if (!vq->p.have_staged) {
 		d->addr = GVPF_ADDR(0);
-		d->len = vq->p.fixed_len;
+		d->len = segs ? segs[0].len : vq->p.fixed_len;
 		d->id = pos;
 		vq->p.staged_pos = pos;
 		vq->p.staged_flags = flags;
 		vq->p.have_staged = 1;
 		ck++, d++;
+		segs = segs ? segs + 1 : NULL;
 		tail += (uint64_t)1 << 32;
 	}
 	/* Pointers, not a 32-bit index: no index extension per descriptor. */
 #define GVPF_POST1(j)                                                          \
 	do {                                                                   \
 		d[j].addr = GVPF_ADDR(j);                                      \
-		gv_store64(&d[j].len, tail);                                   \
+		gv_store64(&d[j].len, GVPF_TAIL(j));                           \
 		tail += (uint64_t)1 << 32;                                     \
 	} while (0)
-	for (; end - ck >= 4; ck += 4, d += 4) {
+	for (; end - ck >= 4; ck += 4, d += 4, segs = segs ? segs + 4 : NULL) {
 		GVPF_POST1(0);
 		GVPF_POST1(1);
 		GVPF_POST1(2);
 		GVPF_POST1(3);
 	}
-	for (; ck < end; ck++, d++)
+	for (; ck < end; ck++, d++, segs = segs ? segs + 1 : NULL)
 		GVPF_POST1(0);
 #undef GVPF_POST1
+#undef GVPF_TAIL
 #undef GVPF_ADDR
 	if (pos + n == vq->num) {
 		vq->p.avail_idx = 0;
@@ -168,6 +201,20 @@ GV_INLINE void gvpf_post_commit(struct gv_vq *vq, uint32_t n, uint32_t addr_off,
 	vq->num_free -= n;
 	vq->inflight += n;
 	vq->p.added += n;
+}
+
+GV_INLINE void gvpf_post_commit(struct gv_vq *vq, uint32_t n, uint32_t addr_off, uint64_t addr_add)
+{
+	packed_fixed_commit(vq, n, addr_off, addr_add, NULL);
+}
+
+/*
+ * TX fixed mode: post the n cookies stored at gvpf_post_slots(), buffer k
+ * at segs[k] (n at most what gvpf_post_slots() said).
+ */
+GV_INLINE void gvpf_post_commit_tx(struct gv_vq *vq, uint32_t n, const struct gv_seg *segs)
+{
+	packed_fixed_commit(vq, n, 0, 0, segs);
 }
 
 /* Post n buffers (fewer if the window is full) from cookies[]; how many. */
@@ -342,6 +389,71 @@ static inline int gvpf_take_one(struct gv_vq *vq, void **cookie, uint32_t *len,
 	*cookie = vq->p.fixed_ck[id];
 	*len = l;
 	return 1;
+}
+
+/*
+ * TX fixed mode: how many buffers from the used position the device has
+ * returned, as far as one used descriptor says (an IN_ORDER batch: every
+ * buffer up to the id it carries); 0 when none yet, -1 when the queue
+ * broke on it (bad_flags, bad_id, id_not_inflight: the id must be of a
+ * published buffer in flight). The cookies are at gvpf_cookies() from
+ * gvpf_used_pos() on (crossing the ring end as positions do); the caller
+ * takes any number of them, at most this, with gvpf_tx_take(), and the
+ * next call returns what is left of the batch before reading further.
+ * No length is read: the device writes none for readable buffers.
+ */
+static inline int32_t gvpf_tx_done(struct gv_vq *vq, const enum gv_barrier B)
+{
+	const uint16_t pos = vq->p.used_idx;
+	const struct gv_packed_desc *d = &vq->p.desc[pos];
+	const uint32_t num = vq->num;
+	uint32_t window = num - vq->num_free, id, at;
+	uint16_t f;
+	uint8_t a, u, w;
+
+	if (vq->p.fixed_batch)
+		return vq->p.fixed_batch;
+	if (!gvpf_on(vq) || vq->inflight == 0)
+		return GV_UNLIKELY(vq->broken) ? -1 : 0;
+	f = gv_load16(&d->flags);
+	a = !!(f & GV_DESC_F_AVAIL);
+	u = !!(f & GV_DESC_F_USED);
+	w = vq->p.used_wrap;
+	if (a != w || u != w) {
+		if (a == w)
+			return 0; /* still available */
+		if (vq->p.have_staged && vq->p.staged_pos == pos)
+			return 0; /* our own head, not yet published */
+		GV_VQ_FAIL(vq, bad_flags);
+		return -1;
+	}
+	/* The flags load before the load of the id. */
+	gv_rmb(B);
+	id = gv_load16(&d->id);
+	if (GV_UNLIKELY(id >= num)) {
+		GV_VQ_FAIL(vq, bad_id);
+		return -1;
+	}
+	/* Published buffers only: a head still held back is not the device's yet. */
+	if (GV_UNLIKELY(vq->p.have_staged)) {
+		const uint32_t sp = vq->p.staged_pos;
+
+		window = sp >= pos ? sp - pos : sp + num - pos;
+	}
+	at = id >= pos ? id - pos : id + num - pos;
+	if (GV_UNLIKELY(at >= window)) {
+		GV_VQ_FAIL(vq, id_not_inflight);
+		return -1;
+	}
+	vq->p.fixed_batch = (uint16_t)(at + 1);
+	return (int32_t)(at + 1);
+}
+
+/* Take k of the buffers gvpf_tx_done() said are back (their cookies read). */
+GV_INLINE void gvpf_tx_take(struct gv_vq *vq, uint32_t k)
+{
+	vq->p.fixed_batch = (uint16_t)(vq->p.fixed_batch - k);
+	gvpf_take_in_step(vq, k);
 }
 
 /*

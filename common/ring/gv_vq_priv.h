@@ -73,7 +73,8 @@ struct gv_vq_packed {
 	uint8_t fixed;
 	uint16_t fixed_old; /* oldest position posted and not returned */
 	uint16_t fixed_holes; /* buffers returned ahead of fixed_old */
-	uint32_t fixed_len; /* writable bytes of every posted buffer */
+	uint32_t fixed_len; /* writable bytes of every posted buffer (0: TX) */
+	uint16_t fixed_batch; /* TX: buffers of a validated used batch not yet taken */
 	/* Over the slot and next arrays while fixed: per position. */
 	void **fixed_ck; /* the cookie posted there */
 	uint8_t *fixed_hole; /* returned ahead of fixed_old */
