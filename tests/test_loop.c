@@ -362,9 +362,10 @@ static void tx_cleanup(const char *args)
 static void test_tx_cleanup(void **state)
 {
 	(void)state;
-	tx_cleanup("packed_vq=0"); /* the vector TX path, where the CPU has it */
+	tx_cleanup("packed_vq=0"); /* the vector TX path (both layouts), where the CPU has it */
 	tx_cleanup("packed_vq=0,vectorized=0");
 	tx_cleanup("packed_vq=1");
+	tx_cleanup("packed_vq=1,vectorized=0");
 	tx_cleanup("packed_vq=0,in_order=0,datapath=simple");
 	tx_cleanup("packed_vq=1,in_order=0,datapath=full");
 	tx_cleanup("packed_vq=0,in_order=1,datapath=full");

@@ -2,9 +2,9 @@
 /*
  * test_loop_tx.c - packets a TX path cannot post as one descriptor with
  * the header in their headroom, through the loopback software device, on
- * every TX path without offloads: the vector path (split, IN_ORDER; it
- * copies such a packet into one fresh mbuf), in-order, simple and packed
- * in-order (they post a chain). Each path gets, mixed with plain packets,
+ * every TX path without offloads and both layouts: the vector path
+ * (IN_ORDER; it copies such a packet into one fresh mbuf), in-order and
+ * simple (they post a chain). Each path gets, mixed with plain packets,
  * chains of two mbufs, packets shared with the application (refcnt 2),
  * indirect clones, and packets with no headroom: every one arrives in
  * order, byte for byte; the application's reference is left intact; no
@@ -31,7 +31,10 @@ static const struct tx_case cases[] = {
 	{ "packed_vq=0,mrg_rxbuf=1,vectorized=1,queue_size=64", true },
 	{ "packed_vq=0,vectorized=0", false },
 	{ "packed_vq=0,in_order=0", false },
-	{ "packed_vq=1", false },
+	{ "packed_vq=1", true },
+	{ "packed_vq=1,mrg_rxbuf=0,queue_size=100", true },
+	{ "packed_vq=1,vectorized=0", false },
+	{ "packed_vq=1,in_order=0", false },
 };
 
 /* frame() number seq, `len` bytes, as a chain: bytes [0, cut) in one mbuf of `pool`, the rest in another. */
@@ -149,7 +152,7 @@ static void test_mix(void **state)
  * pool empty, a chain waits (the burst returns 0, the packet is still the
  * application's) and goes once an mbuf is back.
  */
-static void test_vec_limits(void **state)
+static void vec_limits(const char *args)
 {
 	struct port_cfg cfg = { 0 };
 	struct rte_mempool *small;
@@ -159,10 +162,8 @@ static void test_vec_limits(void **state)
 	unsigned int n = 0;
 	struct port p;
 
-	(void)state;
-	if (!gv_tx_vec_usable(GV_TX_VEC_SSE))
-		skip();
-	assert_int_equal(port_probe(&p, "packed_vq=0,mrg_rxbuf=0"), 0);
+	print_message("%s\n", args);
+	assert_int_equal(port_probe(&p, args), 0);
 	port_start(&p, &cfg);
 	rte_eth_macaddr_get(p.id, &mac);
 	m = split_frame(mp, &mac, 3000, 1, 1500);
@@ -197,6 +198,15 @@ static void test_vec_limits(void **state)
 	assert_int_equal(rte_mempool_in_use_count(small), 0);
 	assert_int_equal(rte_mempool_in_use_count(mp), 0);
 	rte_mempool_free(small);
+}
+
+static void test_vec_limits(void **state)
+{
+	(void)state;
+	if (!gv_tx_vec_usable(GV_TX_VEC_SSE))
+		skip();
+	vec_limits("packed_vq=0,mrg_rxbuf=0");
+	vec_limits("packed_vq=1,mrg_rxbuf=0");
 }
 
 int main(int argc, char **argv)

@@ -6,8 +6,8 @@
  *   {split, packed} x {mrg_rxbuf on, off} x {datapath simple, full, inorder}
  *   x {64, 1500, and 9000 bytes with mergeable buffers} on the scalar paths
  *   (vectorized=0), and the vector RX path (vectorized=1: both layouts,
- *   no mergeable buffers, simple / inorder) with, on split inorder, the
- *   vector TX path.
+ *   no mergeable buffers, simple / inorder) with, on inorder, the vector
+ *   TX path.
  * Per case, frames go each way (gvirtio TX -> vhost RX, vhost TX ->
  * gvirtio RX) and must arrive complete, in order, with the right length
  * and payload; the counters of both ports agree; the back-end negotiated
@@ -83,7 +83,7 @@ static enum gv_rx_path expect_rx(const struct mcase *c)
 	return c->dp == GV_FORCE_FULL ? GV_RX_FULL : GV_RX_SIMPLE;
 }
 
-/* The vector TX path (split, IN_ORDER) where this CPU and EAL allow it, else in-order. */
+/* The vector TX path (IN_ORDER) where this CPU and EAL allow it, else in-order. */
 static enum gv_tx_path best_tx_vec(void)
 {
 	return gv_tx_vec_usable(GV_TX_VEC_SSE) ? GV_TX_VEC_SSE : GV_TX_INORDER;
@@ -91,7 +91,7 @@ static enum gv_tx_path best_tx_vec(void)
 
 static enum gv_tx_path expect_tx(const struct mcase *c)
 {
-	if (c->dp == GV_FORCE_INORDER && c->vec && !c->packed)
+	if (c->dp == GV_FORCE_INORDER && c->vec)
 		return best_tx_vec();
 	return c->dp == GV_FORCE_SIMPLE ? GV_TX_SIMPLE
 	       : c->dp == GV_FORCE_INORDER ? GV_TX_INORDER : GV_TX_FULL;
@@ -373,6 +373,7 @@ static struct rule rules[] = {
 	{ "", 0, 0, 0, GV_RX_MRG, TX_BEST_VEC, "", { 0 }, NULL, NULL },
 	{ "", 0, 0, RTE_ETH_TX_OFFLOAD_MULTI_SEGS, GV_RX_MRG, GV_TX_FULL, "", { 0 }, NULL, NULL },
 	{ "in_order=0", 0, 0, 0, GV_RX_MRG, GV_TX_SIMPLE, "", { 0 }, NULL, NULL },
+	{ "packed_vq=1", 0, 0, 0, GV_RX_MRG, TX_BEST_VEC, "", { 0 }, NULL, NULL },
 	/* Without mergeable buffers, IN_ORDER: the vector RX path by default. */
 	{ "mrg_rxbuf=0", 0, 0, 0, RX_BEST_VEC, TX_BEST_VEC, "", { 0 }, NULL, NULL },
 	{ "mrg_rxbuf=0,in_order=0", 0, 0, 0, GV_RX_SIMPLE, GV_TX_SIMPLE, "", { 0 }, NULL, NULL },
@@ -389,7 +390,7 @@ static struct rule rules[] = {
 	{ "mrg_rxbuf=0,in_order=0,vectorized=1", 0, 0, 0, RX_BEST_VEC, GV_TX_SIMPLE, "", { 0 },
 	  NULL, NULL },
 	{ "vectorized=1", 0, 0, 0, GV_RX_MRG, TX_BEST_VEC, "", { 0 }, NULL, NULL },
-	{ "packed_vq=1,mrg_rxbuf=0,vectorized=1", 0, 0, 0, RX_BEST_VEC, GV_TX_INORDER, "", { 0 },
+	{ "packed_vq=1,mrg_rxbuf=0,vectorized=1", 0, 0, 0, RX_BEST_VEC, TX_BEST_VEC, "", { 0 },
 	  NULL, NULL },
 	{ "packed_vq=1,mrg_rxbuf=0,in_order=0,vectorized=1", 0, 0, 0, RX_BEST_VEC, GV_TX_SIMPLE, "",
 	  { 0 }, NULL, NULL },

@@ -143,7 +143,7 @@ for layout in split packed; do
 	run_case "$layout" 0 full full full
 done
 # vectorized=1: the vector RX path (no mergeable buffers), the widest
-# this CPU has (none: the scalar simple path), on both layouts; on split
+# this CPU has (none: the scalar simple path), on both layouts; on
 # in-order the vector TX path (SSE4.2; none: the scalar in-order path).
 vec_rx=simple
 vec_tx=inorder
@@ -151,7 +151,7 @@ grep -qw sse4_2 /proc/cpuinfo && vec_rx="vectorized (SSE)" && vec_tx="vectorized
 grep -qw avx2 /proc/cpuinfo && vec_rx="vectorized (AVX2)"
 run_case split 0 inorder "$vec_rx" "$vec_tx" 1
 run_case split 0 simple "$vec_rx" simple 1
-run_case packed 0 inorder "$vec_rx" inorder 1
+run_case packed 0 inorder "$vec_rx" "$vec_tx" 1
 run_case packed 0 simple "$vec_rx" simple 1
 
 echo "testpmd_fwd: $pass passed, $fail failed"

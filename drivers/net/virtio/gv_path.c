@@ -44,9 +44,9 @@ static const struct path_row rx_rows[] = {
 };
 
 static const struct path_row tx_rows[] = {
-	/* In-order on a split fixed ring (gv_tx_vec.c). */
-	{ GV_TX_VEC_SSE, "vectorized (SSE)", GV_BIT(GV_F_IN_ORDER), GV_BIT(GV_F_RING_PACKED), 0,
-	  false, GV_FORCE_INORDER, true },
+	/* In-order on a fixed ring, either layout (gv_tx_vec.c). */
+	{ GV_TX_VEC_SSE, "vectorized (SSE)", GV_BIT(GV_F_IN_ORDER), 0, 0, false, GV_FORCE_INORDER,
+	  true },
 	{ GV_TX_INORDER, "inorder", GV_BIT(GV_F_IN_ORDER), 0, 0, false, GV_FORCE_INORDER, false },
 	/* With IN_ORDER a device may close a batch with one entry: inorder reclaims it. */
 	{ GV_TX_SIMPLE, "simple", 0, GV_BIT(GV_F_IN_ORDER), 0, false, GV_FORCE_SIMPLE, false },

@@ -47,7 +47,7 @@ enum gv_tx_path {
 	GV_TX_SIMPLE, /* one descriptor per packet, header in headroom */
 	GV_TX_INORDER, /* simple, reclaiming in order without reading entries */
 	GV_TX_FULL, /* multi-segment, indirect, offloads */
-	GV_TX_VEC_SSE, /* in-order on a split fixed ring, SSE4.2 (gv_tx_vec.c) */
+	GV_TX_VEC_SSE, /* in-order on a fixed ring, SSE4.2 (gv_tx_vec.c) */
 	GV_TX_PATH_MAX,
 };
 
@@ -273,7 +273,7 @@ gv_burst_fn gv_rx_vec_fn(const struct gv_hw *hw, enum gv_rx_path p);
 /* Fixed-ring mode and the first buffers (port start, restart): 0 or its error. */
 int gv_rxq_refill_vec(struct gv_rxq *rxq);
 
-/* gv_tx_vec.c: the vector TX path (split ring in the core's TX fixed mode, IN_ORDER). */
+/* gv_tx_vec.c: the vector TX path (a ring in the core's TX fixed mode, IN_ORDER). */
 static inline bool gv_tx_path_vec(enum gv_tx_path p)
 {
 	return p == GV_TX_VEC_SSE;

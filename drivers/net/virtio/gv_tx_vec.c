@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gv_tx_vec.c - the vectorized TX path: the in-order TX path on a split
- * ring in the core's TX fixed mode (common/ring/gv_vq_fixed.h,
- * gv_vq_fixed_tx_enable), packets checked four at a time with SSE4.2.
+ * gv_tx_vec.c - the vectorized TX path: the in-order TX path on a ring in
+ * the core's TX fixed mode (split: common/ring/gv_vq_fixed.h,
+ * gv_vq_fixed_tx_enable; packed: gv_vq_fixed_packed.h, gvpf_tx_enable),
+ * packets checked four at a time with SSE4.2. One body for both layouts,
+ * the layout a literal (as the core's burst verbs).
  *
- * Descriptor i always sits behind avail entry i with flags 0, so posting
- * a packet is one 16-byte descriptor store (address and length; the zero
- * header goes into the packet's headroom, as on the scalar paths) and
- * one cookie store: no free list, slot record or avail entry per packet.
- * With IN_ORDER the device returns buffers oldest first, so a reclaim
- * reads only the used index (checked against what is in flight, as on
- * every path) and frees the mbufs straight from the core's cookie array.
+ * Buffer i always sits at ring position i (split: descriptor i behind
+ * avail entry i, flags 0), so posting a packet is one 16-byte store of
+ * its address and length (split: the descriptor itself; packed: an
+ * address/length pair the core writes into the descriptor with its id
+ * and flags, the batch's first flags last) and one cookie store: no free
+ * list, slot record or avail entry per packet. The zero header goes into
+ * the packet's headroom, as on the scalar paths. With IN_ORDER the
+ * device returns buffers oldest first, so a reclaim reads only the used
+ * index (split) or one used descriptor per batch (packed), checked
+ * against what is in flight, and frees the mbufs straight from the
+ * core's cookie array.
  *
  * A group of four packets is checked with one vector compare each
  * (refcnt 1, one segment, room for the header, direct: the 16 bytes of
@@ -33,6 +39,7 @@
 
 #include "gv_tx.h"
 #include "gv_vq_fixed.h"
+#include "gv_vq_fixed_packed.h"
 #ifdef RTE_ARCH_X86
 #include "gv_rx_vec.h" /* the vector byte and size-bin counters */
 #endif
@@ -49,14 +56,25 @@ bool gv_tx_vec_usable(enum gv_tx_path p)
 	return false;
 }
 
+/* The address/length pairs a packed post hands the core: 16 bytes, as a split descriptor's start. */
+static_assert(sizeof(struct gv_seg) == 16 && offsetof(struct gv_seg, len) == 8, "gv_seg layout");
+static_assert(offsetof(struct gv_split_desc, len) == 8, "split desc layout");
+
 int gv_txq_start_vec(struct gv_txq *txq)
 {
-	const int ret = gv_vq_fixed_tx_enable(txq->q.vq);
+	struct gv_vq *vq = txq->q.vq;
+	const int ret = txq->q.hw->layout == GV_LAYOUT_PACKED ? gvpf_tx_enable(vq)
+							       : gv_vq_fixed_tx_enable(vq);
 
 	if (ret)
 		GV_LOG(ERR, "%s: tx queue %u: cannot set up the vector path's ring (%s)",
 		       txq->q.hw->name, txq->q.queue_id, strerror(-ret));
 	return ret;
+}
+
+static __rte_always_inline uint32_t txv_room(const struct gv_vq *vq, const enum gv_layout L)
+{
+	return L == GV_LAYOUT_SPLIT ? gvf_room(vq) : gvpf_room(vq);
 }
 
 /*
@@ -65,41 +83,59 @@ int gv_txq_start_vec(struct gv_txq *txq)
  * gv_tx.c, and for the same reason: a slice at a time); how many.
  */
 static __rte_always_inline uint32_t vec_reclaim(struct gv_txq *txq, uint32_t need, uint32_t max,
-						const enum gv_barrier B)
+						const enum gv_layout L, const enum gv_barrier B)
 {
 	struct gv_vq *vq = txq->q.vq;
-	struct rte_mbuf **cks = (struct rte_mbuf **)(uintptr_t)gvf_cookies(vq);
-	const uint32_t mask = gvf_mask(vq);
-	uint32_t done = 0, want, got;
+	struct rte_mbuf **cks = (struct rte_mbuf **)(uintptr_t)(L == GV_LAYOUT_SPLIT
+									? gvf_cookies(vq)
+									: gvpf_cookies(vq));
+	const uint32_t num = L == GV_LAYOUT_SPLIT ? gvf_mask(vq) + 1 : gvpf_num(vq);
+	uint32_t done = 0;
 
-	do {
-		uint32_t pos, first;
+	while (done < max && txv_room(vq, L) < need) {
+		const uint32_t want = RTE_MIN(max - done, (uint32_t)GV_BURST_MAX);
+		uint32_t got, pos, first;
 
-		want = RTE_MIN(max - done, (uint32_t)GV_BURST_MAX);
-		got = gvf_ready(vq, want, B);
+		if (L == GV_LAYOUT_SPLIT) {
+			got = gvf_ready(vq, want, B);
+			pos = gvf_last_used(vq) & (num - 1);
+		} else {
+			const int32_t k = gvpf_tx_done(vq, B);
+
+			got = k > 0 ? RTE_MIN((uint32_t)k, want) : 0;
+			pos = gvpf_used_pos(vq);
+		}
 		if (got == 0)
 			break;
-		pos = gvf_last_used(vq) & mask;
-		first = RTE_MIN(got, mask + 1 - pos);
+		first = RTE_MIN(got, num - pos);
 		tx_free(&cks[pos], first);
 		if (got > first)
 			tx_free(cks, got - first);
-		gvf_take_in_step(vq, got);
+		if (L == GV_LAYOUT_SPLIT)
+			gvf_take_in_step(vq, got);
+		else
+			gvpf_tx_take(vq, got);
 		done += got;
-	} while (got == want && done < max && gvf_room(vq) < need);
+	}
 	return done;
 }
 
-/* One packet that fits into descriptor *d and cookie *slot, counted. */
+/* A buffer's address and length at d (split: a descriptor, its flags and next left 0). */
+static __rte_always_inline void vec_desc(void *d, uint64_t addr, uint32_t len)
+{
+	memcpy(d, &addr, 8);
+	memcpy((char *)d + 8, &len, 4);
+}
+
+/* One packet that fits: its address and length at d, its cookie at *slot, counted. */
 static __rte_always_inline void vec_put(struct gv_txq *txq, struct rte_mbuf *m, void **slot,
-					struct gv_split_desc *d)
+					void *d)
 {
 	const uint16_t hdr = txq->hdr_size;
 	char *data = rte_pktmbuf_mtod(m, char *);
 
 	hdr_zero(data - hdr, hdr);
-	d->addr = mbuf_addr(m, txq->addr_off) + m->data_off - hdr;
-	d->len = (uint32_t)m->data_len + hdr;
+	vec_desc(d, mbuf_addr(m, txq->addr_off) + m->data_off - hdr, (uint32_t)m->data_len + hdr);
 	*slot = m;
 	txq->q.st.bytes += m->pkt_len;
 	count_bins(&txq->q.st, m->pkt_len, (const uint8_t *)data, m->data_len);
@@ -144,12 +180,12 @@ drop:
 #ifdef RTE_ARCH_X86
 /*
  * Whole groups of four of the n packets while every one fits a
- * descriptor (one vector compare each): descriptors d[], cookies slots[],
- * bytes and size bins in vector lanes; how many posted (a multiple of 4).
+ * descriptor (one vector compare each): addresses and lengths 16 bytes
+ * apart from d, cookies slots[], bytes and size bins in vector lanes; how
+ * many posted (a multiple of 4).
  */
 static __rte_noinline __attribute__((target("sse4.2"))) uint32_t
-tx_groups4(struct gv_txq *txq, struct rte_mbuf **pkts, uint32_t n, void **slots,
-	    struct gv_split_desc *d)
+tx_groups4(struct gv_txq *txq, struct rte_mbuf **pkts, uint32_t n, void **slots, char *d)
 {
 	const size_t ra = offsetof(struct rte_mbuf, rearm_data);
 	const uint16_t hdr = txq->hdr_size;
@@ -180,7 +216,7 @@ tx_groups4(struct gv_txq *txq, struct rte_mbuf **pkts, uint32_t n, void **slots,
 			const uint8_t *data = rte_pktmbuf_mtod(mj, const uint8_t *);
 
 			hdr_zero((char *)(uintptr_t)data - hdr, hdr);
-			_mm_storeu_si128((__m128i *)&d[g + j],
+			_mm_storeu_si128((__m128i *)(d + 16 * (g + j)),
 					 _mm_set_epi64x((long long)mj->data_len + hdr,
 							(long long)(mbuf_addr(mj, addr_off) +
 								    mj->data_off - hdr)));
@@ -210,20 +246,32 @@ tx_groups4(struct gv_txq *txq, struct rte_mbuf **pkts, uint32_t n, void **slots,
  * (`simd`), the rest one by one, a packet that does not fit copied.
  */
 static __rte_always_inline uint16_t vec_xmit(struct gv_txq *txq, struct rte_mbuf **pkts,
-					     uint16_t n, const bool simd, const enum gv_barrier B)
+					     uint16_t n, const bool simd, const enum gv_layout L,
+					     const enum gv_barrier B)
 {
 	struct gv_vq *vq = txq->q.vq;
 	const uint16_t hdr = txq->hdr_size;
 	uint16_t sent = 0;
 	bool stop = false;
 
-	if (gvf_room(vq) < txq->free_thresh || gvf_room(vq) < n)
-		vec_reclaim(txq, RTE_MAX((uint32_t)n, txq->free_thresh), UINT32_MAX, B);
+	if (txv_room(vq, L) < txq->free_thresh || txv_room(vq, L) < n)
+		vec_reclaim(txq, RTE_MAX((uint32_t)n, txq->free_thresh), UINT32_MAX, L, B);
 	while (sent < n && !stop) {
-		struct gv_split_desc *d;
+		struct gv_seg segs[GV_BURST_MAX]; /* packed: what the core writes */
 		uint32_t room, i = 0, j = 0; /* packets taken, positions filled */
-		void **slots = gvf_tx_post_slots(vq, &room, &d);
+		void **slots;
+		char *d;
 
+		if (L == GV_LAYOUT_SPLIT) {
+			struct gv_split_desc *sd;
+
+			slots = gvf_tx_post_slots(vq, &room, &sd);
+			d = (char *)sd;
+		} else {
+			slots = gvpf_post_slots(vq, &room);
+			room = RTE_MIN(room, (uint32_t)GV_BURST_MAX);
+			d = (char *)segs;
+		}
 		if (room == 0)
 			break;
 		while (sent + i < n && j < room) {
@@ -232,8 +280,8 @@ static __rte_always_inline uint16_t vec_xmit(struct gv_txq *txq, struct rte_mbuf
 #ifdef RTE_ARCH_X86
 			if (simd && n - sent - i >= 4 && room - j >= 4) {
 				const uint32_t g = tx_groups4(txq, pkts + sent + i,
-							       RTE_MIN(n - sent - i, room - j),
-							       slots + j, d + j);
+							      RTE_MIN(n - sent - i, room - j),
+							      slots + j, d + 16 * j);
 
 				i += g;
 				j += g;
@@ -253,37 +301,46 @@ static __rte_always_inline uint16_t vec_xmit(struct gv_txq *txq, struct rte_mbuf
 					continue;
 				}
 			}
-			vec_put(txq, m, slots + j, d + j);
+			vec_put(txq, m, slots + j, d + 16 * j);
 			i++;
 			j++;
 		}
-		gvf_post_commit_tx(vq, j);
+		if (L == GV_LAYOUT_SPLIT)
+			gvf_post_commit_tx(vq, j);
+		else
+			gvpf_post_commit_tx(vq, j, segs);
 		txq->q.st.packets += j;
 		sent += i;
 	}
-	kick(&txq->q, GV_LAYOUT_SPLIT, B);
+	kick(&txq->q, L, B);
 	if (unlikely(gvb_broken(vq)))
 		gv_queue_broken(&txq->q, "tx");
 	return sent;
 }
 
+/* The copy of a cold function for the queue's layout and barrier policy. */
+#define GV_TX_VEC_LB(hw, call, ...)                                                           \
+	((hw)->layout == GV_LAYOUT_PACKED                                                     \
+		 ? ((hw)->barrier == GV_BARRIER_MANDATORY                                     \
+			    ? call(__VA_ARGS__, GV_LAYOUT_PACKED, GV_BARRIER_MANDATORY)       \
+			    : call(__VA_ARGS__, GV_LAYOUT_PACKED, GV_BARRIER_SMP))            \
+		 : ((hw)->barrier == GV_BARRIER_MANDATORY                                     \
+			    ? call(__VA_ARGS__, GV_LAYOUT_SPLIT, GV_BARRIER_MANDATORY)        \
+			    : call(__VA_ARGS__, GV_LAYOUT_SPLIT, GV_BARRIER_SMP)))
+
 uint16_t gv_tx_vec_owned(struct gv_txq *txq, struct rte_mbuf **pkts, uint16_t n)
 {
-	if (txq->q.hw->barrier == GV_BARRIER_MANDATORY)
-		return vec_xmit(txq, pkts, n, false, GV_BARRIER_MANDATORY);
-	return vec_xmit(txq, pkts, n, false, GV_BARRIER_SMP);
+	return GV_TX_VEC_LB(txq->q.hw, vec_xmit, txq, pkts, n, false);
 }
 
 uint32_t gv_tx_vec_cleanup(struct gv_txq *txq, uint32_t max)
 {
-	if (txq->q.hw->barrier == GV_BARRIER_MANDATORY)
-		return vec_reclaim(txq, UINT32_MAX, max, GV_BARRIER_MANDATORY);
-	return vec_reclaim(txq, UINT32_MAX, max, GV_BARRIER_SMP);
+	return GV_TX_VEC_LB(txq->q.hw, vec_reclaim, txq, UINT32_MAX, max);
 }
 
 #ifdef RTE_ARCH_X86
 
-#define GV_TX_VEC_BURST(name, B)                                               \
+#define GV_TX_VEC_BURST(name, L, B)                                            \
 	static uint16_t name(void *q, struct rte_mbuf **pkts, uint16_t n)      \
 	{                                                                      \
 		struct gv_queue *gq = &((struct gv_txq *)q)->q;                \
@@ -291,19 +348,26 @@ uint32_t gv_tx_vec_cleanup(struct gv_txq *txq, uint32_t max)
 									       \
 		if (unlikely(!gv_queue_enter(gq)))                             \
 			return 0;                                              \
-		r = vec_xmit(q, pkts, n, true, B);                             \
+		r = vec_xmit(q, pkts, n, true, L, B);                          \
 		gv_queue_exit(gq);                                             \
 		return r;                                                      \
 	}
 
-GV_TX_VEC_BURST(tx_vec_sse_smp, GV_BARRIER_SMP)
-GV_TX_VEC_BURST(tx_vec_sse_mand, GV_BARRIER_MANDATORY)
+GV_TX_VEC_BURST(tx_vec_sse_split_smp, GV_LAYOUT_SPLIT, GV_BARRIER_SMP)
+GV_TX_VEC_BURST(tx_vec_sse_split_mand, GV_LAYOUT_SPLIT, GV_BARRIER_MANDATORY)
+GV_TX_VEC_BURST(tx_vec_sse_packed_smp, GV_LAYOUT_PACKED, GV_BARRIER_SMP)
+GV_TX_VEC_BURST(tx_vec_sse_packed_mand, GV_LAYOUT_PACKED, GV_BARRIER_MANDATORY)
+
+static const gv_burst_fn tx_vec_sse_fns[2][2] = {
+	{ tx_vec_sse_split_smp, tx_vec_sse_split_mand },
+	{ tx_vec_sse_packed_smp, tx_vec_sse_packed_mand },
+};
 
 gv_burst_fn gv_tx_vec_fn(const struct gv_hw *hw, enum gv_tx_path p)
 {
-	if (!gv_tx_vec_usable(p) || hw->layout != GV_LAYOUT_SPLIT)
+	if (!gv_tx_vec_usable(p))
 		return gv_burst_none;
-	return hw->barrier == GV_BARRIER_MANDATORY ? tx_vec_sse_mand : tx_vec_sse_smp;
+	return gv_burst_pick(tx_vec_sse_fns, hw);
 }
 
 #else /* !RTE_ARCH_X86 */
