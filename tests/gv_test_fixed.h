@@ -493,4 +493,47 @@ static void hostile_end(struct gvt_q *q, const struct gvt_param *p, enum bad bad
 	gvt_q_free(q);
 }
 
+/*
+ * TX fixed mode, the device side: take every chain posted (objects in
+ * round-robin order from *taken): one readable buffer each, at id ==
+ * position, with the address and the length (1 + object index) given.
+ */
+static void tx_dev_take_all(struct gvt_q *q, uint32_t *taken)
+{
+	struct gv_chain c;
+
+	while (gv_vqd_take(q->vqd, &c) == 1) {
+		const uint32_t want = *taken % (2 * NUM);
+
+		assert_int_equal(c.id, *taken % NUM);
+		assert_int_equal(c.nseg, 1);
+		assert_int_equal(c.n_out, 1);
+		assert_int_equal(c.out_len, 1 + want);
+		assert_int_equal(c.seg[0].addr, g_obj[want].addr);
+		(*taken)++;
+	}
+}
+
+/*
+ * TX fixed mode: the device returns the oldest `ret` it holds (from
+ * position `back`) in random runs, each one used entry per buffer or one
+ * for the whole run (an IN_ORDER batch), and publishes them.
+ */
+static void tx_dev_return(struct gvt_q *q, uint32_t back, uint32_t ret, uint64_t *seed)
+{
+	for (uint32_t i = 0; i < ret;) {
+		uint32_t run = 1 + gvt_below(seed, ret - i);
+
+		if (run > 1 && gvt_below(seed, 2)) {
+			gv_vqd_push_in_order_batch(q->vqd, (uint16_t)((back + i + run - 1) % NUM), 0,
+						   (uint16_t)run, run);
+		} else {
+			run = 1;
+			gv_vqd_push(q->vqd, (uint16_t)((back + i) % NUM), 1, 0);
+		}
+		i += run;
+	}
+	gv_vqd_publish(q->vqd);
+}
+
 #endif /* GV_TEST_FIXED_H */

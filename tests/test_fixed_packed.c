@@ -372,37 +372,12 @@ static void test_tx(void **state)
 		int32_t k;
 
 		tx_post(&q, n, &next);
-		/* The device takes everything posted: one readable buffer each, id == position. */
-		for (;;) {
-			struct gv_chain c;
-			const uint32_t want = taken % (2 * NUM);
-
-			if (gv_vqd_take(q.vqd, &c) != 1)
-				break;
-			assert_int_equal(c.id, taken % NUM);
-			assert_int_equal(c.nseg, 1);
-			assert_int_equal(c.n_out, 1);
-			assert_int_equal(c.out_len, 1 + want);
-			assert_int_equal(c.seg[0].addr, g_obj[want].addr);
-			taken++;
-		}
+		tx_dev_take_all(&q, &taken);
 		assert_int_equal(taken, next);
-		/* It returns random runs of what it holds: one descriptor each, or one per batch. */
+		/* The device returns some of what it holds, in random runs. */
 		out = taken - back;
 		ret = gvt_below(&seed, out + 1);
-		for (uint32_t i = 0; i < ret;) {
-			uint32_t run = 1 + gvt_below(&seed, ret - i);
-
-			if (run > 1 && gvt_below(&seed, 2)) {
-				gv_vqd_push_in_order_batch(q.vqd, (uint16_t)((back + i + run - 1) % NUM), 0,
-							   (uint16_t)run, run);
-			} else {
-				run = 1;
-				gv_vqd_push(q.vqd, (uint16_t)((back + i) % NUM), 1, 0);
-			}
-			i += run;
-		}
-		gv_vqd_publish(q.vqd);
+		tx_dev_return(&q, back, ret, &seed);
 		/* The driver takes them in random slices, oldest first. */
 		while ((k = gvpf_tx_done(q.vq, p->barrier)) > 0) {
 			uint32_t t = 1 + gvt_below(&seed, (uint32_t)k);
@@ -431,8 +406,7 @@ static void test_tx(void **state)
 		back = next;
 	}
 	tx_post(&q, 2, &next);
-	while (gv_vqd_take(q.vqd, &(struct gv_chain){ 0 }) == 1)
-		;
+	tx_dev_take_all(&q, &taken);
 	gv_vqd_push_in_order_batch(q.vqd, (uint16_t)((back + 2) % NUM), 0, 3, 3);
 	gv_vqd_publish(q.vqd);
 	assert_int_equal(gvpf_tx_done(q.vq, p->barrier), -1);

@@ -312,6 +312,27 @@ GV_INLINE void gvpf_take_in_step(struct gv_vq *vq, uint32_t k)
 }
 
 /*
+ * The flags at used position pos, whatever the device wrote: 1 used in
+ * this lap; 0 not yet (still available, or our own batch head not yet
+ * published); -1 flags impossible for our wrap state (the queue breaks:
+ * bad_flags).
+ */
+static inline int gvpf_used_here(struct gv_vq *vq, uint16_t pos)
+{
+	const uint16_t f = gv_load16(&vq->p.desc[pos].flags);
+	const uint8_t a = !!(f & GV_DESC_F_AVAIL), u = !!(f & GV_DESC_F_USED), w = vq->p.used_wrap;
+
+	if (a == w && u == w)
+		return 1;
+	if (a == w)
+		return 0; /* still available */
+	if (vq->p.have_staged && vq->p.staged_pos == pos)
+		return 0; /* our own head, not yet published */
+	GV_VQ_FAIL(vq, bad_flags);
+	return -1;
+}
+
+/*
  * One used descriptor at the used position, whatever the device wrote:
  * 1 with *cookie and *len; 0 when it is not used yet (or nothing is in
  * flight); -1 when the queue broke on it. Validated as gv_vq_get_used()
@@ -324,22 +345,16 @@ static inline int gvpf_take_one(struct gv_vq *vq, void **cookie, uint32_t *len,
 {
 	const uint16_t pos = vq->p.used_idx;
 	const struct gv_packed_desc *d = &vq->p.desc[pos];
-	const uint16_t f = gv_load16(&d->flags);
-	const uint8_t a = !!(f & GV_DESC_F_AVAIL), u = !!(f & GV_DESC_F_USED), w = vq->p.used_wrap;
 	uint8_t *const hole = vq->p.fixed_hole;
 	const uint32_t num = vq->num, window = num - vq->num_free;
 	uint32_t id, l, at;
+	int used;
 
 	if (!gvpf_on(vq) || vq->inflight == 0)
 		return GV_UNLIKELY(vq->broken) ? -1 : 0;
-	if (a != w || u != w) {
-		if (a == w)
-			return 0; /* still available */
-		if (vq->p.have_staged && vq->p.staged_pos == pos)
-			return 0; /* our own head, not yet published */
-		GV_VQ_FAIL(vq, bad_flags);
-		return -1;
-	}
+	used = gvpf_used_here(vq, pos);
+	if (used <= 0)
+		return used;
 	/* The flags load before the loads of id and length. */
 	gv_rmb(B);
 	id = gv_load16(&d->id);
@@ -408,25 +423,15 @@ static inline int32_t gvpf_tx_done(struct gv_vq *vq, const enum gv_barrier B)
 	const struct gv_packed_desc *d = &vq->p.desc[pos];
 	const uint32_t num = vq->num;
 	uint32_t window = num - vq->num_free, id, at;
-	uint16_t f;
-	uint8_t a, u, w;
+	int used;
 
 	if (vq->p.fixed_batch)
 		return vq->p.fixed_batch;
 	if (!gvpf_on(vq) || vq->inflight == 0)
 		return GV_UNLIKELY(vq->broken) ? -1 : 0;
-	f = gv_load16(&d->flags);
-	a = !!(f & GV_DESC_F_AVAIL);
-	u = !!(f & GV_DESC_F_USED);
-	w = vq->p.used_wrap;
-	if (a != w || u != w) {
-		if (a == w)
-			return 0; /* still available */
-		if (vq->p.have_staged && vq->p.staged_pos == pos)
-			return 0; /* our own head, not yet published */
-		GV_VQ_FAIL(vq, bad_flags);
-		return -1;
-	}
+	used = gvpf_used_here(vq, pos);
+	if (used <= 0)
+		return used;
 	/* The flags load before the load of the id. */
 	gv_rmb(B);
 	id = gv_load16(&d->id);
