@@ -179,6 +179,9 @@ static void test_tx(void **state)
 		out = taken - back;
 		ret = gvt_below(&seed, out + 1);
 		tx_dev_return(&q, back, ret, &seed);
+		/* The driver goes by the used index alone: the entries' ids do not matter. */
+		for (uint32_t i = 0; i < NUM; i++)
+			gvt_split_used(&q)->ring[i].id = 0xdead;
 		k = gvf_ready(q.vq, 2 * NUM, p->barrier);
 		assert_int_equal(k, ret);
 		assert_true(gvf_in_step(q.vq));

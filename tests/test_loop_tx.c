@@ -6,11 +6,13 @@
  * (IN_ORDER; it copies such a packet into one fresh mbuf), in-order and
  * simple (they post a chain). Each path gets, mixed with plain packets,
  * chains of two mbufs, packets shared with the application (refcnt 2),
- * indirect clones, and packets with no headroom: every one arrives in
+ * indirect clones from a pool without data room, and packets with no
+ * headroom: every one arrives in
  * order, byte for byte; the application's reference is left intact; no
  * mbuf leaks. On the vector path also: a chain longer than one mbuf of
- * its pool is dropped and counted (oerrors), and with the pool empty the
- * burst stops before the packet and sends it once an mbuf is back.
+ * its pool is dropped and counted (oerrors); with the pool empty the
+ * burst stops before the packet and sends it once an mbuf is back; and
+ * when the pool's mbufs wait in the TX ring, sent, a reclaim finds them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +22,9 @@
 
 #include "gv_test_loop.h"
 #include "gv_pmd.h"
+
+/* The clones' own pool: no data room, as applications make them. */
+static struct rte_mempool *mp_ind;
 
 struct tx_case {
 	const char *args;
@@ -70,9 +75,9 @@ static struct rte_mbuf *odd_frame(const struct rte_ether_addr *dst, uint32_t seq
 		rte_mbuf_refcnt_update(m, 1);
 		held[(*nheld)++] = m;
 		return m;
-	case 3: /* an indirect clone: its data is the original's */
+	case 3: /* an indirect clone from a pool without data room: its data is the original's */
 		m = frame(mp, dst, len, seq, -1);
-		c = rte_pktmbuf_clone(m, mp);
+		c = rte_pktmbuf_clone(m, mp_ind);
 		assert_non_null(c);
 		rte_pktmbuf_free(m);
 		assert_true(RTE_MBUF_CLONED(c));
@@ -137,6 +142,7 @@ static void mix(const struct tx_case *tc)
 	assert_int_equal(stats(&p).tx_chains, seq);
 	port_remove(&p);
 	assert_int_equal(rte_mempool_in_use_count(mp), 0);
+	assert_int_equal(rte_mempool_in_use_count(mp_ind), 0);
 }
 
 static void test_mix(void **state)
@@ -150,7 +156,8 @@ static void test_mix(void **state)
  * The vector path's limits: a 3000-byte chain of 2 KB mbufs cannot be
  * copied into one, so it is dropped (oerrors 1, nothing leaks); with its
  * pool empty, a chain waits (the burst returns 0, the packet is still the
- * application's) and goes once an mbuf is back.
+ * application's) and goes once an mbuf is back; with the pool's mbufs
+ * sent and waiting in the TX ring, it goes at once (they are reclaimed).
  */
 static void vec_limits(const char *args)
 {
@@ -194,6 +201,32 @@ static void vec_limits(const char *args)
 	assert_int_equal(rte_eth_stats_get(p.id, &es), 0);
 	assert_int_equal(es.oerrors, 1);
 	assert_int_equal(es.opackets, 1);
+	/*
+	 * The pool's other mbufs sent and returned by the device, still in
+	 * the TX ring (room to spare, so no burst reclaimed them): the copy
+	 * finds an mbuf after reclaiming them, and the chain goes at once.
+	 */
+	m = split_frame(small, &mac, 200, 3, 100);
+	n = 0;
+	while (rte_mempool_avail_count(small) > 0 && n < RTE_DIM(rest)) {
+		rest[n] = frame(small, &mac, 60 + n, 10 + n, -1);
+		n++;
+	}
+	assert_true(n >= 6); /* all but the chain and the copy in the ring */
+	send_all(&p, 0, rest, (uint16_t)n);
+	for (unsigned int k = 0; k < n; k++) {
+		assert_int_equal(recv_all(&p, 0, r, 1), 1);
+		free_all(r, 1);
+	}
+	assert_int_equal(rte_mempool_avail_count(small), 0);
+	assert_int_equal(rte_eth_tx_burst(p.id, 0, &m, 1), 1);
+	assert_int_equal(recv_all(&p, 0, r, 4), 1);
+	assert_int_equal(r[0]->pkt_len, 200);
+	check_frame(r[0], &mac, 3);
+	free_all(r, 1);
+	assert_int_equal(rte_eth_stats_get(p.id, &es), 0);
+	assert_int_equal(es.oerrors, 1);
+	assert_int_equal(es.opackets, 2 + n);
 	port_remove(&p);
 	assert_int_equal(rte_mempool_in_use_count(small), 0);
 	assert_int_equal(rte_mempool_in_use_count(mp), 0);
@@ -218,6 +251,9 @@ int main(int argc, char **argv)
 
 	(void)argc;
 	if (gvl_eal_init(argv[0]) < 0)
+		return 1;
+	mp_ind = rte_pktmbuf_pool_create("gvt_ind", 511, 0, 0, 0, rte_socket_id());
+	if (mp_ind == NULL)
 		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,8 @@
  * In fixed mode descriptor i is always the one behind avail entry i: the
  * avail ring is written once (i -> i) when the mode is entered, every
  * descriptor's length and flags too, so posting a buffer at avail
- * position p writes only desc[p & mask].addr and the private slot, and a
+ * position p writes only desc[p & mask].addr (TX: and its len) and the
+ * private slot, and a
  * device that returns buffers in the order it took them (what devices do
  * with one-descriptor RX buffers) returns used id == used position, which
  * a vector burst checks four or eight entries at a time.
@@ -30,7 +31,8 @@
  * buffers from its allocator straight into it, and a burst can copy them
  * out in vector loads), and a hole flag per descriptor.
  *
- * The caller enters the mode on an empty queue (gv_vq_fixed_enable) and
+ * The caller enters the mode on an empty queue (gv_vq_fixed_enable, or
+ * gv_vq_fixed_tx_enable for TX) and
  * leaves it with gv_vq_reset(); gv_vq_detach() gives back what is in
  * flight. Between the two, only the gvf_* verbs below and
  * gvb_kick_prepare() may post or take buffers. A device that keeps the
@@ -46,7 +48,7 @@
 _Static_assert(sizeof(struct gv_slot) >= sizeof(void *), "fixed mode: a cookie per slot");
 
 /* Enter fixed mode with every descriptor `len` long and `flags` (both modes). */
-static inline int fixed_enter(struct gv_vq *vq, uint32_t len, uint16_t flags)
+static inline int split_fixed_enter(struct gv_vq *vq, uint32_t len, uint16_t flags)
 {
 	if (vq->broken)
 		return -EIO;
@@ -82,7 +84,7 @@ static inline int gv_vq_fixed_enable(struct gv_vq *vq, uint32_t len)
 {
 	if (len == 0)
 		return vq->broken ? -EIO : -EINVAL;
-	return fixed_enter(vq, len, GV_DESC_F_WRITE);
+	return split_fixed_enter(vq, len, GV_DESC_F_WRITE);
 }
 
 /*
@@ -98,7 +100,7 @@ static inline int gv_vq_fixed_tx_enable(struct gv_vq *vq)
 {
 	if (!(vq->features & GV_VQ_F_IN_ORDER))
 		return vq->broken ? -EIO : -EINVAL;
-	return fixed_enter(vq, 0, 0);
+	return split_fixed_enter(vq, 0, 0);
 }
 
 /* Buffers that can be posted now (positions outside the window). */

@@ -38,7 +38,9 @@
  * The caller enters the mode on an empty queue (gvpf_enable) and leaves
  * it with gv_vq_reset(); gv_vq_detach() gives back what is in flight.
  * Between the two, only the gvpf_* verbs and gvb_kick_prepare() may post
- * or take buffers (gv_vq_enable_cb / disable_cb / used_pending work).
+ * or take buffers (gv_vq_enable_cb / disable_cb work, and used_pending
+ * on RX: in TX mode one used descriptor stands for a batch, which it does
+ * not count). The TX variant is entered with gvpf_tx_enable.
  * Plain C11, no DPDK.
  */
 #ifndef GV_VQ_FIXED_PACKED_H
@@ -425,10 +427,10 @@ static inline int32_t gvpf_tx_done(struct gv_vq *vq, const enum gv_barrier B)
 	uint32_t window = num - vq->num_free, id, at;
 	int used;
 
-	if (vq->p.fixed_batch)
-		return vq->p.fixed_batch;
 	if (!gvpf_on(vq) || vq->inflight == 0)
 		return GV_UNLIKELY(vq->broken) ? -1 : 0;
+	if (vq->p.fixed_batch)
+		return vq->p.fixed_batch;
 	used = gvpf_used_here(vq, pos);
 	if (used <= 0)
 		return used;

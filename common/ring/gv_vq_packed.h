@@ -39,7 +39,7 @@ static inline void packed_init(struct gv_vq *vq)
 	vq->p.added = 0;
 	vq->p.batch_open = 0;
 	vq->p.fixed = 0;
-	vq->p.fixed_old = vq->p.fixed_holes = 0;
+	vq->p.fixed_old = vq->p.fixed_holes = vq->p.fixed_batch = 0;
 	/* The free buffer ids: a list linked through slot[id].last. */
 	for (uint32_t i = 0; i < vq->num; i++)
 		vq->slot[i].last = (uint16_t)(i + 1);

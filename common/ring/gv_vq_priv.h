@@ -46,7 +46,7 @@ struct gv_vq_split {
 	uint8_t fixed;
 	uint16_t fixed_old; /* oldest avail position not yet returned */
 	uint16_t fixed_holes; /* chains returned ahead of fixed_old */
-	uint32_t fixed_len; /* writable bytes of every posted buffer */
+	uint32_t fixed_len; /* writable bytes of every posted buffer (0: TX) */
 	/* Over the slot and next arrays while fixed: per descriptor. */
 	void **fixed_ck; /* the cookie posted there */
 	uint8_t *fixed_hole; /* returned ahead of fixed_old */

@@ -39,6 +39,9 @@ bool gv_rx_vec_usable(enum gv_rx_path p)
 #ifdef RTE_ARCH_X86
 	uint16_t simd = rte_vect_get_max_simd_bitwidth();
 
+	/* The bodies move mbuf pointers two (SSE) or four (AVX2) to a vector: 64-bit only. */
+	if (sizeof(void *) != 8)
+		return false;
 	if (p == GV_RX_VEC_SSE)
 		return simd >= RTE_VECT_SIMD_128 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_2) > 0;
 	if (p == GV_RX_VEC_AVX2)

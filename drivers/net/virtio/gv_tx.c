@@ -97,9 +97,13 @@ static __rte_always_inline int tx_post_chain(struct gv_txq *txq, struct rte_mbuf
 		segs[n++].len = (uint32_t)m->data_len + hdr;
 		m = m->next;
 	} else {
-		h = rte_pktmbuf_alloc(m->pool);
+		h = rte_pktmbuf_alloc(tx_data_pool(m));
 		if (!h)
 			return -ENOMEM;
+		if (unlikely(rte_pktmbuf_tailroom(h) < hdr)) { /* a pool without data room */
+			rte_pktmbuf_free(h);
+			return -EINVAL;
+		}
 		hdr_put(rte_pktmbuf_mtod(h, char *), vh.b, hdr);
 		segs[n].addr = mbuf_addr(h, txq->addr_off) + h->data_off;
 		segs[n++].len = hdr;
@@ -296,7 +300,8 @@ static uint32_t tx_cleanup_l(const struct gv_hw *hw, struct gv_txq *txq, uint32_
 /*
  * rte_eth_tx_done_cleanup. On the application's thread, like the bursts
  * (not at the same time as one on this queue, as ethdev says); a queue
- * the control path holds (restart, stopped port) gives back nothing.
+ * the control path holds (a restart) gives back nothing, and so does a
+ * stopped port's (its rings are drained and reset).
  */
 int gv_tx_done_cleanup(void *q, uint32_t free_cnt)
 {

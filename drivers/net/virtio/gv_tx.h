@@ -118,4 +118,14 @@ static __rte_always_inline bool tx_simple_ok(const struct rte_mbuf *m, uint16_t 
 	       ((m->ol_flags & ol_no) == 0);
 }
 
+/*
+ * The pool to take a new mbuf from for packet m's header or copy: the
+ * pool of the buffer m's data lives in. A clone's own pool (an indirect
+ * mbuf's) often has no data room at all.
+ */
+static __rte_always_inline struct rte_mempool *tx_data_pool(struct rte_mbuf *m)
+{
+	return RTE_MBUF_CLONED(m) ? rte_mbuf_from_indirect(m)->pool : m->pool;
+}
+
 #endif /* GV_TX_H */

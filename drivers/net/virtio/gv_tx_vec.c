@@ -27,7 +27,9 @@
  * indirect, no headroom) cannot go as a chain on a fixed ring: it is
  * copied into one fresh mbuf of its pool, out of line; one longer than
  * that mbuf is dropped and counted as an error, and when the pool is
- * empty the burst stops there (the packet stays the application's). The
+ * empty (after a reclaim of everything the device has returned, which
+ * may hold the pool's mbufs) the burst stops there: the packet stays the
+ * application's. The
  * path is chosen only without TX offloads (gv_path.c), where an
  * application sends single-segment packets.
  *
@@ -47,7 +49,8 @@
 bool gv_tx_vec_usable(enum gv_tx_path p)
 {
 #ifdef RTE_ARCH_X86
-	if (p == GV_TX_VEC_SSE)
+	/* The group step copies cookies two to a 16-byte vector: 64-bit only. */
+	if (p == GV_TX_VEC_SSE && sizeof(void *) == 8)
 		return rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_128 &&
 		       rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_2) > 0;
 #else
@@ -142,8 +145,9 @@ static __rte_always_inline void vec_put(struct gv_txq *txq, struct rte_mbuf *m, 
 }
 
 /*
- * A packet that does not fit one descriptor, as one fresh mbuf of its
- * pool holding a copy of it (the original freed), or NULL: dropped (too
+ * A packet that does not fit one descriptor, as one fresh mbuf of the
+ * pool its data came from (tx_data_pool) holding a copy of it (the
+ * original freed), or NULL: dropped (too
  * long for that mbuf, or its segments hold less than pkt_len; counted as
  * an error, freed) or, with *stop set, the pool is empty (the packet is
  * still the application's).
@@ -152,7 +156,7 @@ static __rte_noinline struct rte_mbuf *vec_copy(struct gv_txq *txq, struct rte_m
 						bool *stop)
 {
 	const uint32_t len = m->pkt_len;
-	struct rte_mbuf *c = rte_pktmbuf_alloc(m->pool);
+	struct rte_mbuf *c = rte_pktmbuf_alloc(tx_data_pool(m));
 	const void *src;
 	char *dst;
 
@@ -252,11 +256,11 @@ static __rte_always_inline uint16_t vec_xmit(struct gv_txq *txq, struct rte_mbuf
 	struct gv_vq *vq = txq->q.vq;
 	const uint16_t hdr = txq->hdr_size;
 	uint16_t sent = 0;
-	bool stop = false;
+	bool stop = false, retried = false;
 
 	if (txv_room(vq, L) < txq->free_thresh || txv_room(vq, L) < n)
 		vec_reclaim(txq, RTE_MAX((uint32_t)n, txq->free_thresh), UINT32_MAX, L, B);
-	while (sent < n && !stop) {
+	while (sent < n) {
 		struct gv_seg segs[GV_BURST_MAX]; /* packed: what the core writes */
 		uint32_t room, i = 0, j = 0; /* packets taken, positions filled */
 		void **slots;
@@ -311,6 +315,14 @@ static __rte_always_inline uint16_t vec_xmit(struct gv_txq *txq, struct rte_mbuf
 			gvpf_post_commit_tx(vq, j, segs);
 		txq->q.st.packets += j;
 		sent += i;
+		if (unlikely(stop)) {
+			/* No mbuf for a copy: sent ones of its pool may wait in the ring. */
+			if (retried)
+				break;
+			retried = true;
+			stop = false;
+			vec_reclaim(txq, UINT32_MAX, UINT32_MAX, L, B);
+		}
 	}
 	kick(&txq->q, L, B);
 	if (unlikely(gvb_broken(vq)))
