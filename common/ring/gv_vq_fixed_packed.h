@@ -314,27 +314,6 @@ GV_INLINE void gvpf_take_in_step(struct gv_vq *vq, uint32_t k)
 }
 
 /*
- * The flags at used position pos, whatever the device wrote: 1 used in
- * this lap; 0 not yet (still available, or our own batch head not yet
- * published); -1 flags impossible for our wrap state (the queue breaks:
- * bad_flags).
- */
-static inline int gvpf_used_here(struct gv_vq *vq, uint16_t pos)
-{
-	const uint16_t f = gv_load16(&vq->p.desc[pos].flags);
-	const uint8_t a = !!(f & GV_DESC_F_AVAIL), u = !!(f & GV_DESC_F_USED), w = vq->p.used_wrap;
-
-	if (a == w && u == w)
-		return 1;
-	if (a == w)
-		return 0; /* still available */
-	if (vq->p.have_staged && vq->p.staged_pos == pos)
-		return 0; /* our own head, not yet published */
-	GV_VQ_FAIL(vq, bad_flags);
-	return -1;
-}
-
-/*
  * One used descriptor at the used position, whatever the device wrote:
  * 1 with *cookie and *len; 0 when it is not used yet (or nothing is in
  * flight); -1 when the queue broke on it. Validated as gv_vq_get_used()
@@ -354,7 +333,7 @@ static inline int gvpf_take_one(struct gv_vq *vq, void **cookie, uint32_t *len,
 
 	if (!gvpf_on(vq) || vq->inflight == 0)
 		return GV_UNLIKELY(vq->broken) ? -1 : 0;
-	used = gvpf_used_here(vq, pos);
+	used = packed_used_here(vq); /* flags at the used position */
 	if (used <= 0)
 		return used;
 	/* The flags load before the loads of id and length. */
@@ -431,7 +410,7 @@ static inline int32_t gvpf_tx_done(struct gv_vq *vq, const enum gv_barrier B)
 		return GV_UNLIKELY(vq->broken) ? -1 : 0;
 	if (vq->p.fixed_batch)
 		return vq->p.fixed_batch;
-	used = gvpf_used_here(vq, pos);
+	used = packed_used_here(vq); /* flags at the used position */
 	if (used <= 0)
 		return used;
 	/* The flags load before the load of the id. */
