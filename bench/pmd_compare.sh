@@ -49,8 +49,8 @@
 #             (chains, offloads, indirect)             its general-purpose one)
 #             (gvirtio: vectorized=0 on the three rows above, so
 #             they measure the scalar paths; except inorder with
-#             mrg1, its default: there only TX can be vectorized, and
-#             split TX is, as by default)
+#             mrg1, its default: the vector RX and TX paths, as by
+#             default)
 #   vec       vectorized=1 (gvirtio's    vectorized=1; split: in_order=0 (DPDK
 #             vector RX on split; else   drops vectors with IN_ORDER), vectorized
 #             its default path)          RX + standard TX; packed: in_order=1 and
@@ -394,7 +394,7 @@ row_setup() {
 		DEVARGS="net_gvirtio_user0,path=$3,packed_vq=$packed,mrg_rxbuf=$mrg"
 		if [ "$path" != vec ]; then
 			DEVARGS+=",datapath=$path"
-			# mrg1 inorder is gvirtio's default: its TX vectorized on split.
+			# mrg1 inorder is gvirtio's default: its vector RX and TX paths.
 			[ "$GV_VEC" = 1 ] && { [ "$path" != inorder ] || [ "$mrg" = 0 ]; } &&
 				DEVARGS+=",vectorized=0"
 		elif [ "$GV_VEC" = 1 ]; then

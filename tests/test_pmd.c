@@ -6,8 +6,8 @@
  *   {split, packed} x {mrg_rxbuf on, off} x {datapath simple, full, inorder}
  *   x {64, 1500, and 9000 bytes with mergeable buffers} on the scalar paths
  *   (vectorized=0), and the vector RX path (vectorized=1: both layouts,
- *   no mergeable buffers, simple / inorder) with, on inorder, the vector
- *   TX path.
+ *   mergeable buffers on and off, simple / inorder, 64 and 1500 bytes)
+ *   with, on inorder, the vector TX path.
  * Per case, frames go each way (gvirtio TX -> vhost RX, vhost TX ->
  * gvirtio RX) and must arrive complete, in order, with the right length
  * and payload; the counters of both ports agree; the back-end negotiated
@@ -73,12 +73,20 @@ static enum gv_rx_path best_vec(void)
 	       : gv_rx_vec_usable(GV_RX_VEC_SSE) ? GV_RX_VEC_SSE : GV_RX_SIMPLE;
 }
 
+/* The vector RX path this CPU and EAL allow, else the scalar one for mergeable buffers or not. */
+static enum gv_rx_path best_vec_or_scalar(bool mrg)
+{
+	enum gv_rx_path p = best_vec();
+
+	return p == GV_RX_SIMPLE && mrg ? GV_RX_MRG : p;
+}
+
 static enum gv_rx_path expect_rx(const struct mcase *c)
 {
+	if (c->vec && c->dp != GV_FORCE_FULL)
+		return best_vec_or_scalar(c->mrg);
 	if (c->mrg)
 		return GV_RX_MRG;
-	if (c->vec && c->dp != GV_FORCE_FULL)
-		return best_vec();
 	/* datapath=inorder is simple on RX (the core handles IN_ORDER). */
 	return c->dp == GV_FORCE_FULL ? GV_RX_FULL : GV_RX_SIMPLE;
 }
@@ -295,12 +303,16 @@ static void test_frame_checker(void **state)
  */
 #define RX_BEST_VEC 100
 #define TX_BEST_VEC 101
+#define RX_BEST_VEC_MRG 102
 
 struct rule {
 	const char *devargs;
 	uint16_t mtu;
 	uint64_t rxo, txo;
-	/* Expected paths; -1: the start fails; RX_BEST_VEC: best_vec(), TX_BEST_VEC: best_tx_vec(). */
+	/*
+	 * Expected paths; -1: the start fails; RX_BEST_VEC: best_vec(),
+	 * RX_BEST_VEC_MRG: best_vec_or_scalar(mergeable), TX_BEST_VEC: best_tx_vec().
+	 */
 	int rx, tx;
 	char name[96];
 	struct gvh_pair pair;
@@ -338,7 +350,9 @@ static void test_path_rule(void **state)
 		fail_msg("%s", gvh_error());
 	assert_int_equal(gvh_xstat(r->pair.gv, "rx_path", &rxp), 0);
 	assert_int_equal(gvh_xstat(r->pair.gv, "tx_path", &txp), 0);
-	assert_int_equal(rxp, r->rx == RX_BEST_VEC ? (int)best_vec() : r->rx);
+	assert_int_equal(rxp, r->rx == RX_BEST_VEC	   ? (int)best_vec()
+			      : r->rx == RX_BEST_VEC_MRG ? (int)best_vec_or_scalar(true)
+							 : r->rx);
 	assert_int_equal(txp, r->tx == TX_BEST_VEC ? (int)best_tx_vec() : r->tx);
 	{
 		struct gvh_flow out = { .tx_port = r->pair.gv, .rx_port = r->pair.vh,
@@ -369,11 +383,20 @@ static int rule_teardown(void **state)
 }
 
 static struct rule rules[] = {
-	/* Split with IN_ORDER and no TX offload: the vector TX path by default. */
-	{ "", 0, 0, 0, GV_RX_MRG, TX_BEST_VEC, "", { 0 }, NULL, NULL },
-	{ "", 0, 0, RTE_ETH_TX_OFFLOAD_MULTI_SEGS, GV_RX_MRG, GV_TX_FULL, "", { 0 }, NULL, NULL },
+	/*
+	 * With IN_ORDER, frames in one mbuf and no offload: the vector paths by
+	 * default, mergeable buffers or not.
+	 */
+	{ "", 0, 0, 0, RX_BEST_VEC_MRG, TX_BEST_VEC, "", { 0 }, NULL, NULL },
+	{ "", 0, 0, RTE_ETH_TX_OFFLOAD_MULTI_SEGS, RX_BEST_VEC_MRG, GV_TX_FULL, "", { 0 }, NULL,
+	  NULL },
 	{ "in_order=0", 0, 0, 0, GV_RX_MRG, GV_TX_SIMPLE, "", { 0 }, NULL, NULL },
-	{ "packed_vq=1", 0, 0, 0, GV_RX_MRG, TX_BEST_VEC, "", { 0 }, NULL, NULL },
+	{ "packed_vq=1", 0, 0, 0, RX_BEST_VEC_MRG, TX_BEST_VEC, "", { 0 }, NULL, NULL },
+	{ "vectorized=0", 0, 0, 0, GV_RX_MRG, GV_TX_INORDER, "", { 0 }, NULL, NULL },
+	{ "", 0, RTE_ETH_RX_OFFLOAD_UDP_CKSUM, 0, GV_RX_MRG, TX_BEST_VEC, "", { 0 }, NULL, NULL },
+	/* Frames larger than an mbuf with mergeable buffers: the mergeable path. */
+	{ "", 9000, 0, RTE_ETH_TX_OFFLOAD_MULTI_SEGS, GV_RX_MRG, GV_TX_FULL, "", { 0 }, NULL,
+	  NULL },
 	/* Without mergeable buffers, IN_ORDER: the vector RX path by default. */
 	{ "mrg_rxbuf=0", 0, 0, 0, RX_BEST_VEC, TX_BEST_VEC, "", { 0 }, NULL, NULL },
 	{ "mrg_rxbuf=0,in_order=0", 0, 0, 0, GV_RX_SIMPLE, GV_TX_SIMPLE, "", { 0 }, NULL, NULL },
@@ -389,7 +412,9 @@ static struct rule rules[] = {
 	{ "mrg_rxbuf=0,vectorized=1", 0, 0, 0, RX_BEST_VEC, TX_BEST_VEC, "", { 0 }, NULL, NULL },
 	{ "mrg_rxbuf=0,in_order=0,vectorized=1", 0, 0, 0, RX_BEST_VEC, GV_TX_SIMPLE, "", { 0 },
 	  NULL, NULL },
-	{ "vectorized=1", 0, 0, 0, GV_RX_MRG, TX_BEST_VEC, "", { 0 }, NULL, NULL },
+	{ "vectorized=1", 0, 0, 0, RX_BEST_VEC_MRG, TX_BEST_VEC, "", { 0 }, NULL, NULL },
+	{ "in_order=0,vectorized=1", 0, 0, 0, RX_BEST_VEC_MRG, GV_TX_SIMPLE, "", { 0 }, NULL,
+	  NULL },
 	{ "packed_vq=1,mrg_rxbuf=0,vectorized=1", 0, 0, 0, RX_BEST_VEC, TX_BEST_VEC, "", { 0 },
 	  NULL, NULL },
 	{ "packed_vq=1,mrg_rxbuf=0,in_order=0,vectorized=1", 0, 0, 0, RX_BEST_VEC, GV_TX_SIMPLE, "",
@@ -434,8 +459,9 @@ int main(void)
 
 					if (lens[l] > 1500 && !mrg)
 						continue; /* 9000 B needs mergeable buffers */
-					/* vectorized=1: no mergeable buffers, simple/inorder */
-					if (vec && (mrg || dps[d % RTE_DIM(dps)] == GV_FORCE_FULL))
+					/* vectorized=1: simple/inorder, frames in one mbuf */
+					if (vec && (lens[l] > 1500 ||
+						    dps[d % RTE_DIM(dps)] == GV_FORCE_FULL))
 						continue;
 					c->packed = packed;
 					c->mrg = mrg;

@@ -142,7 +142,7 @@ for layout in split packed; do
 	run_case "$layout" 0 inorder simple inorder
 	run_case "$layout" 0 full full full
 done
-# vectorized=1: the vector RX path (no mergeable buffers), the widest
+# vectorized=1: the vector RX path, the widest
 # this CPU has (none: the scalar simple path), on both layouts; on
 # in-order the vector TX path (SSE4.2; none: the scalar in-order path).
 vec_rx=simple
@@ -153,6 +153,11 @@ run_case split 0 inorder "$vec_rx" "$vec_tx" 1
 run_case split 0 simple "$vec_rx" simple 1
 run_case packed 0 inorder "$vec_rx" "$vec_tx" 1
 run_case packed 0 simple "$vec_rx" simple 1
+# With mergeable buffers too (frames fit one mbuf; no vector path: mergeable).
+vec_rx_mrg=mergeable
+[ "$vec_rx" = simple ] || vec_rx_mrg=$vec_rx
+run_case split 1 inorder "$vec_rx_mrg" "$vec_tx" 1
+run_case packed 1 inorder "$vec_rx_mrg" "$vec_tx" 1
 
 echo "testpmd_fwd: $pass passed, $fail failed"
 [ "$fail" = 0 ]

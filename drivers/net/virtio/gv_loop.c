@@ -71,6 +71,7 @@ static void forget_queues(struct gv_loop *lp, bool keep_setup)
 	}
 	lp->running = false;
 	lp->rx_dirty = 0;
+	lp->held.pending = false;
 }
 
 static void *xlate_va(void *ctx, uint64_t addr, uint32_t len)
@@ -557,6 +558,16 @@ GV_LOOP_EXPORT int rte_pmd_gvirtio_loop_announce(uint16_t port)
 		return -ENODEV;
 	lp->status |= GV_NET_S_ANNOUNCE;
 	gv_config_changed(dev);
+	return 0;
+}
+
+GV_LOOP_EXPORT int rte_pmd_gvirtio_loop_rx_hold(uint16_t port, bool on)
+{
+	struct gv_loop *lp = port_loop(port, NULL);
+
+	if (!lp)
+		return -ENODEV;
+	lp->rx_hold = on;
 	return 0;
 }
 

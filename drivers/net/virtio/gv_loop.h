@@ -83,6 +83,14 @@ int rte_pmd_gvirtio_loop_announce(uint16_t port);
  */
 int rte_pmd_gvirtio_loop_needs_reset(uint16_t port);
 
+/*
+ * With `on`, the device publishes a packet it spreads over several RX
+ * buffers in two steps when it is the last of a run: all but its last
+ * buffer at once, the last one at the device's next run (the next TX
+ * notify). The driver sees part of a packet in between.
+ */
+int rte_pmd_gvirtio_loop_rx_hold(uint16_t port, bool on);
+
 /* The device's counters and filter state. */
 int rte_pmd_gvirtio_loop_stats(uint16_t port, struct gv_loop_stats *out);
 

@@ -304,6 +304,20 @@ static void write_stream(struct gv_vqd *d, const struct gv_chain *c, const uint8
 		gv_vqd_write(d, c, at, pkt + (off - hlen), n);
 }
 
+/* Stage the buffer rx_hold held back (before anything after it on its queue). */
+static void rx_release(struct gv_loop *lp)
+{
+	struct gv_loop_vq *v = &lp->vq[2 * lp->held.rxq];
+
+	if (!lp->held.pending)
+		return;
+	lp->held.pending = false;
+	if (v->d && !gv_vqd_broken(v->d)) {
+		gv_vqd_push(v->d, lp->held.id, lp->held.ndesc, lp->held.len);
+		lp->rx_dirty |= 1u << lp->held.rxq;
+	}
+}
+
 /* Copy one frame (and its header) into RX queue `rxq`. */
 static void rx_write(struct gv_loop *lp, uint16_t rxq, struct gv_loop_hdr *h, const uint8_t *pkt,
 		     uint32_t len)
@@ -338,13 +352,22 @@ static void rx_write(struct gv_loop *lp, uint16_t rxq, struct gv_loop_hdr *h, co
 		k++;
 	}
 	h->num_buffers = rte_cpu_to_le_16(k);
+	rx_release(lp);
 	for (uint16_t i = 0; i < k; i++) {
 		uint32_t n;
 
 		c = &v->stash[(v->st_head + i) % GV_LOOP_STASH];
 		n = RTE_MIN(c->in_len, total - off);
 		write_stream(v->d, c, (const uint8_t *)h, hlen, pkt, off, n);
-		gv_vqd_push(v->d, c->id, c->ndesc, n);
+		if (lp->rx_hold && k > 1 && i == k - 1) {
+			lp->held.pending = true;
+			lp->held.rxq = rxq;
+			lp->held.id = c->id;
+			lp->held.ndesc = c->ndesc;
+			lp->held.len = n;
+		} else {
+			gv_vqd_push(v->d, c->id, c->ndesc, n);
+		}
 		off += n;
 	}
 	stash_pop(v, k);
@@ -609,6 +632,7 @@ void gv_loop_tx(struct gv_loop *lp, uint16_t pair)
 	uint16_t count = 0, last = 0;
 	int ret;
 
+	rx_release(lp);
 	while ((ret = gv_vqd_take(d, c)) == 1) {
 		lp->st.tx_chains++;
 		tx_chain(lp, pair, d, c);

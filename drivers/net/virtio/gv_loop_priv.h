@@ -94,6 +94,17 @@ struct gv_loop {
 
 	struct gv_loop_vq vq[GV_LOOP_MAX_VQ];
 	uint32_t rx_dirty; /* RX queues with used entries to publish */
+	/*
+	 * rx_hold (a test of a device that publishes a packet's buffers in two
+	 * steps): the last buffer of the last packet spread over several,
+	 * staged at the device's next run (gv_loop_rx_release).
+	 */
+	bool rx_hold;
+	struct {
+		bool pending;
+		uint16_t rxq, id, ndesc;
+		uint32_t len;
+	} held;
 	struct gv_loop_stats st; /* counters only; state is filled in on read */
 
 	/* scratch (one device, one thread) */

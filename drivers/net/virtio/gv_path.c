@@ -30,13 +30,18 @@ struct path_row {
 };
 
 static const struct path_row rx_rows[] = {
+	/*
+	 * The simple path's vector bodies (gv_rx_vec.c, gv_rx_vec_packed.c):
+	 * both layouts, with or without mergeable buffers (the port's frames
+	 * fit one mbuf; a longer packet the device spreads over several
+	 * buffers is chained on the side, gv_rx_vec.h vec_one).
+	 */
+	{ GV_RX_VEC_AVX2, "vectorized (AVX2)", 0, 0, GV_RX_OFFLOAD_SIMPLE, true, GV_FORCE_SIMPLE,
+	  true },
+	{ GV_RX_VEC_SSE, "vectorized (SSE)", 0, 0, GV_RX_OFFLOAD_SIMPLE, true, GV_FORCE_SIMPLE,
+	  true },
 	{ GV_RX_MRG, "mergeable", GV_BIT(GV_NET_F_MRG_RXBUF), 0,
 	  GV_RX_OFFLOAD_ALL, false, GV_FORCE_NONE, false },
-	/* The simple path's vector bodies (gv_rx_vec.c, gv_rx_vec_packed.c): both layouts. */
-	{ GV_RX_VEC_AVX2, "vectorized (AVX2)", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
-	  GV_RX_OFFLOAD_SIMPLE, true, GV_FORCE_SIMPLE, true },
-	{ GV_RX_VEC_SSE, "vectorized (SSE)", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
-	  GV_RX_OFFLOAD_SIMPLE, true, GV_FORCE_SIMPLE, true },
 	{ GV_RX_SIMPLE, "simple", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
 	  GV_RX_OFFLOAD_SIMPLE, true, GV_FORCE_SIMPLE, false },
 	{ GV_RX_FULL, "full", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
@@ -78,7 +83,7 @@ static bool row_fits(const struct path_row *r, uint64_t features, uint64_t offlo
 
 /*
  * First row that fits. A forced class picks the first fitting row of that
- * class; a row of class NONE (mergeable RX: the only RX path once
+ * class; a row of class NONE (mergeable RX: the only scalar RX path once
  * MRG_RXBUF is negotiated) serves every class.
  */
 static int pick(const struct path_row *rows, size_t n, uint64_t features, uint64_t offloads,
@@ -129,8 +134,7 @@ int gv_path_select(struct gv_hw *hw, uint64_t rx_offloads, uint64_t tx_offloads,
 	hw->tx_path = (enum gv_tx_path)tx;
 	if (hw->vec_mode == GV_VEC_ON && !gv_rx_path_vec(hw->rx_path))
 		GV_LOG(INFO, "%s: vectorized=1: no vector rx path fits (it needs "
-		       "no mergeable buffers, no rx offloads, frames in one mbuf, and SSE4.2 "
-		       "within EAL's SIMD limit)", hw->name);
+		       "no rx offloads, frames in one mbuf, and SSE4.2 within EAL's SIMD limit)", hw->name);
 	GV_LOG(INFO, "%s: rx path %s, tx path %s (%s ring)", hw->name, gv_rx_path_name(hw->rx_path),
 	       gv_tx_path_name(hw->tx_path), hw->layout == GV_LAYOUT_PACKED ? "packed" : "split");
 	if (gv_rx_path_vec(hw->rx_path))
@@ -169,7 +173,7 @@ void gv_rxq_info_get(struct rte_eth_dev *dev, uint16_t queue_id, struct rte_eth_
 	qinfo->mp = rxq->mp;
 	qinfo->nb_desc = rxq->q.size;
 	/* A packet may span mbufs: mergeable buffers, or chains (as of the last start). */
-	qinfo->scattered_rx = hw->rx_path == GV_RX_MRG || rxq->chain_len > 1;
+	qinfo->scattered_rx = gv_has(hw, GV_NET_F_MRG_RXBUF) || rxq->chain_len > 1;
 	qinfo->rx_buf_size = (uint16_t)(rte_pktmbuf_data_room_size(rxq->mp) - RTE_PKTMBUF_HEADROOM);
 	qinfo->conf.rx_free_thresh = (uint16_t)rxq->refill_thresh;
 	qinfo->conf.offloads = dev->data->dev_conf.rxmode.offloads;

@@ -127,7 +127,10 @@ struct gv_rxq {
 	uint64_t mbuf_rearm;
 	uint64_t mbuf_ol;
 	uint32_t seg_len;
-	/* GV_RX_MRG: the packet being assembled across bursts. */
+	/* MRG_RXBUF negotiated (the vector paths: a buffer the device filled
+	 * may be the first of several, gv_rx_vec.h vec_one). */
+	bool mrg;
+	/* MRG_RXBUF: the packet being assembled across bursts (gv_rx_mrg_add). */
 	struct rte_mbuf *mrg_head, *mrg_tail;
 	uint16_t mrg_left;
 	/* GV_RX_FULL: mbufs a short packet left unused, reused at refill. */

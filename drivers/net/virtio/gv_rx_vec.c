@@ -1,21 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gv_rx_vec.c - the vectorized RX paths: the simple RX path (one mbuf per
- * packet, no offloads, no mergeable buffers) on a split ring in the
+ * packet, no offloads; with mergeable buffers negotiated, a packet the
+ * device spreads over several buffers is chained one buffer at a time:
+ * gv_rx_vec.h vec_one) on a split ring in the
  * core's fixed mode (common/ring/gv_vq_fixed.h), with SSE4.2 and AVX2
  * bodies chosen at start from the CPU's flags and EAL's SIMD limit.
  *
  * A burst reads the used index once, then takes used entries 4 (SSE) or
  * 8 (AVX2) at a time: one vector check per group that every id is the
  * one posted at that used position and every length is within the buffer
- * and longer than the virtio-net header; the mbufs are made fresh packets
+ * (short of it with mergeable buffers) and longer than the virtio-net
+ * header; the mbufs are made fresh packets
  * with two 16-byte stores each (rearm_data + ol_flags: a constant; the
  * packet type and lengths: shuffled from the used lengths); bytes and
  * size bins are counted per group, from the lengths (no packet is read:
  * multicast/broadcast are not counted, gv_rx_vec.h). Where a group would
  * wrap the ring end, entries are taken one at a time with the same checks. A
  * group that fails the check, and every entry while a buffer is out of
- * order, go one by one through the core's general verb (gvf_take_one),
+ * order or a packet of several buffers is being put together, go one by one through the core's general verb (gvf_take_one),
  * which validates and counts like gv_vq_get_used(): the queue breaks on a
  * bad id, length or index; a runt packet is an error and its mbuf is
  * freed. Refill takes mbufs from the pool straight into the core's
@@ -65,8 +68,10 @@ int gv_rxq_refill_vec(struct gv_rxq *rxq)
 /*
  * A group call's span: from entry k0 of the burst (used position pos0),
  * the whole groups of `width` entries among the `got` ready that do not
- * reach the ring's end; hdr and lim (header size, and the longest good
- * length minus the header minus one) for the vector length check.
+ * reach the ring's end; hdr and lim (header size, and the longest length
+ * the groups take minus the header minus one) for the vector length
+ * check: the buffer's length, one less with mergeable buffers (a filled
+ * buffer goes one by one, gv_rx_vec.h vec_one).
  */
 struct vec_span {
 	const struct gv_split_used_elem *ring;
@@ -86,7 +91,7 @@ static __rte_always_inline struct vec_span vec_span(const struct gv_rxq *rxq, ui
 		.pos0 = pos0,
 		.groups = RTE_MIN(got - k0, mask + 1 - pos0) / width,
 		.hdr = rxq->hdr_size,
-		.lim = gvf_len(vq) - rxq->hdr_size - 1,
+		.lim = gvf_len(vq) - rxq->hdr_size - 1 - rxq->mrg,
 	};
 
 	return sp;
@@ -221,7 +226,7 @@ static __rte_always_inline void vec_singles(struct gv_rxq *rxq, struct rte_mbuf 
 	struct gv_vq *vq = rxq->q.vq;
 	const struct gv_split_used_elem *ring = gvf_used_ring(vq);
 	const uint16_t lu = gvf_last_used(vq);
-	const uint32_t mask = gvf_mask(vq), hdr = rxq->hdr_size, max = gvf_len(vq);
+	const uint32_t mask = gvf_mask(vq), hdr = rxq->hdr_size, max = gvf_len(vq) - rxq->mrg;
 	uint32_t k = *kp;
 
 	for (; k < got; k++) {
@@ -263,7 +268,7 @@ static __rte_always_inline uint16_t vec_burst(struct gv_rxq *rxq, struct rte_mbu
 			vec_finish_idle(rxq, GV_LAYOUT_SPLIT, B);
 		return 0;
 	}
-	if (likely(gvf_in_step(vq))) {
+	if (likely(gvf_in_step(vq) && !rxq->mrg_head)) {
 		uint32_t done;
 
 		do {

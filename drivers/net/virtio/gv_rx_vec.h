@@ -45,19 +45,42 @@ static __rte_noinline uint32_t vec_alloc_short(struct gv_rxq *rxq, void **slots,
 	return n;
 }
 
+/* A returned buffer that is not a packet: freed (posted mbufs come raw from the pool). */
+static __rte_always_inline void vec_drop(const struct gv_rxq *rxq, struct rte_mbuf *m)
+{
+	gv_rx_init_mbuf(rxq, m, 0);
+	rte_pktmbuf_free(m);
+}
+
 /*
  * A buffer a general verb returned with `len` bytes written: a packet
  * into pkts[*nrx] (counted), or a runt (an error, the mbuf freed).
+ *
+ * With mergeable buffers the device must fill every buffer of a packet
+ * but its last (virtio 1.x, 5.1.6.4), so a buffer it did not fill is a
+ * whole packet; the vector checks pass only those. A filled one comes
+ * here and may start a packet of several buffers (a frame longer than the
+ * port's MTU, or than an mbuf): it and the buffers after it are chained
+ * as on the mergeable path (gv_rx_mrg_add), all through here until the
+ * packet is whole (the bursts test mrg_head).
  */
 static __rte_always_inline void vec_one(struct gv_rxq *rxq, struct rte_mbuf *m, uint32_t len,
 					struct rte_mbuf **pkts, uint16_t *nrx, uint64_t *bytes)
 {
 	const uint16_t hdr = rxq->hdr_size;
 
+	if (rxq->mrg && (rxq->mrg_head || len >= rxq->seg_len)) {
+		m = gv_rx_mrg_add(rxq, m, len);
+		if (m) {
+			*bytes += m->pkt_len;
+			count_size(&rxq->q.st, m->pkt_len);
+			pkts[(*nrx)++] = m;
+		}
+		return;
+	}
 	if (unlikely(len <= hdr)) {
 		rxq->q.st.errors++;
-		gv_rx_init_mbuf(rxq, m, 0);
-		rte_pktmbuf_free(m);
+		vec_drop(rxq, m);
 		return;
 	}
 	gv_rx_init_mbuf(rxq, m, len - hdr);
@@ -158,8 +181,11 @@ static __rte_always_inline int vec_refill_first(struct gv_rxq *rxq, const enum g
  * stops differs by layout: split's used index said which entries are
  * there (gvf_ready), so it takes the burst's entries nrx..end-1 (runts
  * dropped on the way still count as entries); packed has no index and
- * takes descriptors until `end` packets, or one not used yet. A broken
- * queue stops both: its mbuf stays posted, detach gives it back.
+ * takes descriptors until `end` packets, or one not used yet. A packet of
+ * several mergeable buffers that the split burst's entries leave open is
+ * completed from the entries after them where they are there (a burst
+ * of one still returns it). A broken queue stops both: its mbuf stays
+ * posted, detach gives it back.
  */
 static __rte_always_inline uint16_t vec_slow_body(struct gv_rxq *rxq, struct rte_mbuf **pkts,
 						  uint16_t nrx, uint32_t end, uint64_t *bytes,
@@ -168,6 +194,15 @@ static __rte_always_inline uint16_t vec_slow_body(struct gv_rxq *rxq, struct rte
 	uint32_t k = nrx; /* split: the next entry of the burst */
 
 	while (L == GV_LAYOUT_SPLIT ? k++ < end : nrx < end) {
+		void *ck;
+		uint32_t len;
+
+		if (!vec_take_one(rxq->q.vq, &ck, &len, L, B))
+			return nrx;
+		vec_one(rxq, ck, len, pkts, &nrx, bytes);
+	}
+	/* The packet took none of pkts[] yet: there is room for it. */
+	while (L == GV_LAYOUT_SPLIT && rxq->mrg_head && gvf_ready(rxq->q.vq, 1, B) == 1) {
 		void *ck;
 		uint32_t len;
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gv_rx_vec_packed.c - the vectorized RX paths on a packed ring: the
- * simple RX path (one mbuf per packet, no offloads, no mergeable
- * buffers) on the core's packed fixed mode
+ * simple RX path (one mbuf per packet, no offloads, mergeable buffers
+ * as on split) on the core's packed fixed mode
  * (common/ring/gv_vq_fixed_packed.h), SSE4.2 and AVX2 bodies; the twin
  * of gv_rx_vec.c (split), chosen the same way.
  *
@@ -56,7 +56,7 @@ static __rte_always_inline struct vecp_span vecp_span(const struct gv_rxq *rxq, 
 	sp.pos0 = pos0;
 	sp.groups = RTE_MIN(cap - k0, num - pos0) / width;
 	sp.hdr = rxq->hdr_size;
-	sp.lim = gvpf_len(vq) - rxq->hdr_size - 1;
+	sp.lim = gvpf_len(vq) - rxq->hdr_size - 1 - rxq->mrg;
 	sp.want = pos0 | GVPF_USED_BITS(wrap) << 16;
 	return sp;
 }
@@ -263,7 +263,7 @@ static __rte_always_inline bool vecp_singles(struct gv_rxq *rxq, struct rte_mbuf
 {
 	struct gv_vq *vq = rxq->q.vq;
 	const struct gv_packed_desc *ring = gvpf_ring(vq);
-	const uint32_t num = gvpf_num(vq), hdr = rxq->hdr_size, max = gvpf_len(vq);
+	const uint32_t num = gvpf_num(vq), hdr = rxq->hdr_size, max = gvpf_len(vq) - rxq->mrg;
 	uint32_t k = *kp, pos = gvpf_used_pos(vq) + k, wrap = gvpf_used_wrap(vq);
 	bool odd = false;
 
@@ -327,7 +327,7 @@ static __rte_always_inline uint16_t vecp_burst(struct gv_rxq *rxq, struct rte_mb
 			vec_finish_idle(rxq, GV_LAYOUT_PACKED, B);
 		return 0;
 	}
-	if (likely(gvpf_in_step(vq))) {
+	if (likely(gvpf_in_step(vq) && !rxq->mrg_head)) {
 		const uint32_t cap = RTE_MIN((uint32_t)n, gvpf_inflight(vq));
 		uint32_t done;
 

@@ -196,6 +196,7 @@ int gv_rxq_refill(struct gv_rxq *rxq)
 			       ? RTE_MBUF_F_EXTERNAL : 0;
 	rxq->seg_len = (uint32_t)rte_pktmbuf_data_room_size(rxq->mp) - RTE_PKTMBUF_HEADROOM +
 		       rxq->hdr_size;
+	rxq->mrg = gv_has(hw, GV_NET_F_MRG_RXBUF);
 	if (gv_rx_path_vec(hw->rx_path))
 		return gv_rxq_refill_vec(rxq);
 	if (hw->layout == GV_LAYOUT_PACKED)
@@ -212,12 +213,6 @@ static __rte_always_inline void rx_finish(struct gv_rxq *rxq, const enum gv_layo
 		rx_refill(rxq, L, B);
 	if (unlikely(gvb_broken(rxq->q.vq)))
 		gv_queue_broken(&rxq->q, "rx");
-}
-
-/* The virtio-net header in front of a one-mbuf buffer's data. */
-static __rte_always_inline const struct gv_net_hdr *rx_hdr(const struct rte_mbuf *m, uint16_t hdr)
-{
-	return (const struct gv_net_hdr *)((char *)m->buf_addr + RTE_PKTMBUF_HEADROOM - hdr);
 }
 
 /*
@@ -255,39 +250,13 @@ static __rte_always_inline uint16_t rx_mrg_t(struct gv_rxq *rxq, struct rte_mbuf
 			}
 		}
 		for (; i < got; i++) {
-			struct rte_mbuf *m = bufs[i];
+			struct rte_mbuf *head = gv_rx_mrg_add(rxq, bufs[i], lens[i]);
 
-			if (!rxq->mrg_head) {
-				const struct gv_net_hdr *h = rx_hdr(m, hdr);
-				uint16_t nb = h->num_buffers;
-
-				if (unlikely(lens[i] <= hdr || nb == 0 || nb > GV_MAX_MRG_BUFS)) {
-					rxq->q.st.errors++;
-					rte_pktmbuf_free(m);
-					continue;
-				}
-				gv_rx_init_mbuf(rxq, m, lens[i] - hdr);
-				rxq->mrg_head = rxq->mrg_tail = m;
-				rxq->mrg_left = nb - 1;
-			} else {
-				struct rte_mbuf *head = rxq->mrg_head;
-
-				gv_rx_init_mbuf(rxq, m, lens[i]);
-				m->data_off = RTE_PKTMBUF_HEADROOM - hdr;
-				rxq->mrg_tail->next = m;
-				rxq->mrg_tail = m;
-				head->nb_segs++;
-				head->pkt_len += lens[i];
-				rxq->mrg_left--;
-			}
-			if (rxq->mrg_left == 0) {
-				struct rte_mbuf *head = rxq->mrg_head;
-
+			if (head) {
 				if (rxq->ol_any)
 					gv_rx_offload(rxq, head, rx_hdr(head, hdr));
-				count_pkt(&rxq->q.st, rxq->mrg_head);
-				pkts[nrx++] = rxq->mrg_head;
-				rxq->mrg_head = NULL;
+				count_pkt(&rxq->q.st, head);
+				pkts[nrx++] = head;
 			}
 		}
 		if (got < want)

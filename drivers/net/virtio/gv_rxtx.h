@@ -143,4 +143,53 @@ static __rte_always_inline void gv_rx_init_mbuf(const struct gv_rxq *rxq, struct
 	memcpy((char *)m + offsetof(struct rte_mbuf, rx_descriptor_fields1) + 8, &dlen_vlan, 4);
 }
 
+/* The virtio-net header in front of a one-mbuf buffer's data (the device wrote it). */
+static __rte_always_inline const struct gv_net_hdr *rx_hdr(const struct rte_mbuf *m, uint16_t hdr)
+{
+	return (const struct gv_net_hdr *)((char *)m->buf_addr + RTE_PKTMBUF_HEADROOM - hdr);
+}
+
+/*
+ * Mergeable buffers, one returned buffer at a time (the mergeable path's
+ * general loop, and the vector paths' one-by-one loop): a packet's first
+ * buffer says in its header how many buffers the packet has; the rest
+ * are chained to it (their data starts where the header would). The
+ * packet once its last buffer is in (offloads and counters are the
+ * caller's), else NULL. A first buffer with no data or with num_buffers
+ * 0 or beyond GV_MAX_MRG_BUFS is an error, freed alone.
+ */
+static __rte_always_inline struct rte_mbuf *gv_rx_mrg_add(struct gv_rxq *rxq, struct rte_mbuf *m,
+							  uint32_t len)
+{
+	const uint16_t hdr = rxq->hdr_size;
+	struct rte_mbuf *head = rxq->mrg_head;
+
+	if (!head) {
+		const uint16_t nb = *(const volatile uint16_t *)&rx_hdr(m, hdr)->num_buffers;
+
+		if (unlikely(len <= hdr || nb == 0 || nb > GV_MAX_MRG_BUFS)) {
+			rxq->q.st.errors++;
+			gv_rx_init_mbuf(rxq, m, 0);
+			rte_pktmbuf_free(m);
+			return NULL;
+		}
+		gv_rx_init_mbuf(rxq, m, len - hdr);
+		rxq->mrg_head = rxq->mrg_tail = m;
+		rxq->mrg_left = (uint16_t)(nb - 1);
+	} else {
+		gv_rx_init_mbuf(rxq, m, len);
+		m->data_off = RTE_PKTMBUF_HEADROOM - hdr;
+		rxq->mrg_tail->next = m;
+		rxq->mrg_tail = m;
+		head->nb_segs++;
+		head->pkt_len += len;
+		rxq->mrg_left--;
+	}
+	if (rxq->mrg_left != 0)
+		return NULL;
+	head = rxq->mrg_head;
+	rxq->mrg_head = NULL;
+	return head;
+}
+
 #endif /* GV_RXTX_H */
