@@ -9,12 +9,14 @@
  * again), and whole cases the includer registers: test_holes,
  * test_random and test_random_in_order (the device takes, returns a
  * random subset in random order, the driver takes in step or one by one
- * and reposts).
+ * and reposts); for TX fixed mode the device side, the start, random
+ * rounds and the end of a hostile step.
  *
  * The includer defines NUM (ring size), BUF (buffer length) and
  * GVT_FIXED_L (its layout, a literal: the fx_* verbs below call that
  * layout's fixed-mode verbs), then defines the steps that differ by
- * layout: fx_ready(), fx_step_walk() and holes_in_step().
+ * layout: fx_ready(), fx_step_walk(), holes_in_step(), tx_post() and
+ * tx_take_back().
  */
 #ifndef GV_TEST_FIXED_H
 #define GV_TEST_FIXED_H
@@ -534,6 +536,76 @@ static void tx_dev_return(struct gvt_q *q, uint32_t back, uint32_t ret, uint64_t
 		i += run;
 	}
 	gv_vqd_publish(q->vqd);
+}
+
+/* TX fixed mode, the includer's steps: post n objects from *next (round robin). */
+static void tx_post(struct gvt_q *q, uint32_t n, uint32_t *next);
+/*
+ * Take back what the device returned (objects from `back`, oldest
+ * first), checking each is the object posted there; how many.
+ */
+static uint32_t tx_take_back(struct gvt_q *q, const struct gvt_param *p, uint32_t back,
+			     uint64_t *seed);
+
+static inline int fx_tx_enable(struct gv_vq *vq)
+{
+	return GVT_FIXED_L == GV_LAYOUT_SPLIT ? gv_vq_fixed_tx_enable(vq) : gvpf_tx_enable(vq);
+}
+
+/* TX fixed mode: refused without IN_ORDER, then entered on a fresh queue. */
+static void tx_start(struct gvt_q *q, const struct gvt_param *p)
+{
+	objs_init();
+	gvt_q_setup(q, p, NUM, 0, 0);
+	assert_int_equal(fx_tx_enable(q->vq), -EINVAL);
+	gvt_q_free(q);
+	gvt_q_setup(q, p, NUM, GV_VQ_F_IN_ORDER, 0);
+	assert_int_equal(fx_tx_enable(q->vq), 0);
+}
+
+/*
+ * TX fixed mode, `rounds` random rounds: the driver posts a random number
+ * of buffers, the device takes them all and returns a random run of the
+ * oldest it holds (tx_dev_return), the driver takes back exactly those
+ * (tx_take_back); the room then counts every buffer still out.
+ */
+static void tx_rounds(struct gvt_q *q, const struct gvt_param *p, uint32_t rounds,
+		      uint64_t *seed, uint32_t *next, uint32_t *back, uint32_t *taken)
+{
+	for (uint32_t round = 0; round < rounds; round++) {
+		uint32_t ret;
+
+		tx_post(q, gvt_below(seed, fx_room(q->vq) + 1), next);
+		tx_dev_take_all(q, taken);
+		assert_int_equal(*taken, *next);
+		ret = gvt_below(seed, *taken - *back + 1);
+		tx_dev_return(q, *back, ret, seed);
+		assert_int_equal(tx_take_back(q, p, *back, seed), ret);
+		*back += ret;
+		assert_int_equal(fx_room(q->vq), NUM - (*next - *back));
+	}
+}
+
+/*
+ * TX fixed mode, the end of a hostile step: the queue broke with exactly
+ * one counter, and detach gives back every buffer still out, oldest
+ * first (objects back..next-1); the queue is freed.
+ */
+static void tx_end_broken(struct gvt_q *q, uint32_t back, uint32_t next)
+{
+	struct gv_vq_stats s;
+	uint32_t seen = 0;
+	void *ck;
+
+	assert_true(gv_vq_broken(q->vq));
+	gv_vq_stats(q->vq, &s);
+	assert_int_equal(gvt_stats_total(&s), 1);
+	while ((ck = gv_vq_detach(q->vq)) != NULL) {
+		assert_ptr_equal(ck, &g_obj[(back + seen) % (2 * NUM)]);
+		seen++;
+	}
+	assert_int_equal(seen, next - back);
+	gvt_q_free(q);
 }
 
 #endif /* GV_TEST_FIXED_H */

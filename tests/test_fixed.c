@@ -150,65 +150,48 @@ static void tx_post(struct gvt_q *q, uint32_t n, uint32_t *next)
 	gv_vq_kick_prepare(q->vq);
 }
 
+/* The used index alone says what came back: the entries' ids do not matter. */
+static uint32_t tx_take_back(struct gvt_q *q, const struct gvt_param *p, uint32_t back,
+			     uint64_t *seed)
+{
+	uint32_t k;
+
+	(void)seed;
+	for (uint32_t i = 0; i < NUM; i++)
+		gvt_split_used(q)->ring[i].id = 0xdead;
+	k = gvf_ready(q->vq, 2 * NUM, p->barrier);
+	assert_true(gvf_in_step(q->vq));
+	for (uint32_t i = 0; i < k; i++) {
+		const uint32_t pos = (uint16_t)(gvf_last_used(q->vq) + i) & gvf_mask(q->vq);
+
+		assert_ptr_equal(gvf_cookies(q->vq)[pos], &g_obj[(back + i) % (2 * NUM)]);
+	}
+	gvf_take_in_step(q->vq, k);
+	return k;
+}
+
 static void test_tx(void **state)
 {
 	const struct gvt_param *p = gvt_param(state);
 	uint64_t seed = 0x7a5eedull + p->barrier;
-	uint32_t next = 0, back = 0, taken = 0, seen = 0;
+	uint32_t next = 0, back = 0, taken = 0;
 	struct gv_vq_stats s;
 	struct gvt_q q;
-	void *ck;
 
-	objs_init();
-	gvt_q_setup(&q, p, NUM, 0, 0);
-	assert_int_equal(gv_vq_fixed_tx_enable(q.vq), -EINVAL);
-	gvt_q_free(&q);
-	gvt_q_setup(&q, p, NUM, GV_VQ_F_IN_ORDER, 0);
-	assert_int_equal(gv_vq_fixed_tx_enable(q.vq), 0);
+	tx_start(&q, p);
 	for (uint32_t i = 0; i < NUM; i++) {
 		assert_int_equal(gvt_split_avail(&q)->ring[i], i);
 		assert_int_equal(gvt_split_desc(&q)[i].flags, 0);
 	}
-	for (uint32_t round = 0; round < 20000; round++) {
-		uint32_t n = gvt_below(&seed, gvf_room(q.vq) + 1), out, ret, k;
-
-		tx_post(&q, n, &next);
-		tx_dev_take_all(&q, &taken);
-		assert_int_equal(taken, next);
-		/* The device returns some of what it holds, in random runs. */
-		out = taken - back;
-		ret = gvt_below(&seed, out + 1);
-		tx_dev_return(&q, back, ret, &seed);
-		/* The driver goes by the used index alone: the entries' ids do not matter. */
-		for (uint32_t i = 0; i < NUM; i++)
-			gvt_split_used(&q)->ring[i].id = 0xdead;
-		k = gvf_ready(q.vq, 2 * NUM, p->barrier);
-		assert_int_equal(k, ret);
-		assert_true(gvf_in_step(q.vq));
-		for (uint32_t i = 0; i < k; i++) {
-			const uint32_t pos = (uint16_t)(gvf_last_used(q.vq) + i) & gvf_mask(q.vq);
-
-			assert_ptr_equal(gvf_cookies(q.vq)[pos], &g_obj[(back + i) % (2 * NUM)]);
-		}
-		gvf_take_in_step(q.vq, k);
-		back += k;
-		assert_int_equal(gvf_room(q.vq), NUM - (next - back));
-	}
+	tx_rounds(&q, p, 20000, &seed, &next, &back, &taken);
 	assert_true(next > 65536); /* the 16-bit avail and used indexes wrapped */
 	/* Hostile: the used index runs ahead of what is in flight. */
 	tx_post(&q, gvf_room(q.vq), &next);
 	gvt_split_used(&q)->idx = (uint16_t)(gvt_split_used(&q)->idx + NUM + 1);
 	assert_int_equal(gvf_ready(q.vq, 2 * NUM, p->barrier), 0);
-	assert_true(gv_vq_broken(q.vq));
 	gv_vq_stats(q.vq, &s);
 	assert_int_equal(s.bad_used_idx, 1);
-	assert_int_equal(gvt_stats_total(&s), 1);
-	while ((ck = gv_vq_detach(q.vq)) != NULL) {
-		assert_ptr_equal(ck, &g_obj[(back + seen) % (2 * NUM)]);
-		seen++;
-	}
-	assert_int_equal(seen, next - back);
-	gvt_q_free(&q);
+	tx_end_broken(&q, back, next);
 }
 
 int main(void)

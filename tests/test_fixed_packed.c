@@ -364,49 +364,38 @@ static void tx_post(struct gvt_q *q, uint32_t n, uint32_t *next)
 	tx_post_p(q, n, next, true);
 }
 
+/* Used descriptors, one per buffer or per batch, taken in random slices, oldest first. */
+static uint32_t tx_take_back(struct gvt_q *q, const struct gvt_param *p, uint32_t back,
+			     uint64_t *seed)
+{
+	uint32_t got = 0;
+	int32_t k;
+
+	while ((k = gvpf_tx_done(q->vq, p->barrier)) > 0) {
+		uint32_t t = 1 + gvt_below(seed, (uint32_t)k);
+
+		for (uint32_t i = 0; i < t; i++) {
+			const uint32_t pos = (gvpf_used_pos(q->vq) + i) % NUM;
+
+			assert_ptr_equal(gvpf_cookies(q->vq)[pos], &g_obj[(back + got + i) % (2 * NUM)]);
+		}
+		gvpf_tx_take(q->vq, t);
+		got += t;
+	}
+	assert_int_equal(k, 0);
+	return got;
+}
+
 static void test_tx(void **state)
 {
 	const struct gvt_param *p = gvt_param(state);
 	uint64_t seed = 0x7a5eedull + p->barrier;
-	uint32_t next = 0, back = 0, taken = 0, seen = 0;
+	uint32_t next = 0, back = 0, taken = 0;
 	struct gv_vq_stats s;
 	struct gvt_q q;
-	void *ck;
 
-	objs_init();
-	gvt_q_setup(&q, p, NUM, 0, 0);
-	assert_int_equal(gvpf_tx_enable(q.vq), -EINVAL);
-	gvt_q_free(&q);
-	gvt_q_setup(&q, p, NUM, GV_VQ_F_IN_ORDER, 0);
-	assert_int_equal(gvpf_tx_enable(q.vq), 0);
-	for (uint32_t round = 0; round < 20000; round++) {
-		uint32_t n = gvt_below(&seed, gvpf_room(q.vq) + 1), out, ret, got = 0;
-		int32_t k;
-
-		tx_post(&q, n, &next);
-		tx_dev_take_all(&q, &taken);
-		assert_int_equal(taken, next);
-		/* The device returns some of what it holds, in random runs. */
-		out = taken - back;
-		ret = gvt_below(&seed, out + 1);
-		tx_dev_return(&q, back, ret, &seed);
-		/* The driver takes them in random slices, oldest first. */
-		while ((k = gvpf_tx_done(q.vq, p->barrier)) > 0) {
-			uint32_t t = 1 + gvt_below(&seed, (uint32_t)k);
-
-			for (uint32_t i = 0; i < t; i++) {
-				const uint32_t pos = (gvpf_used_pos(q.vq) + i) % NUM;
-
-				assert_ptr_equal(gvpf_cookies(q.vq)[pos], &g_obj[(back + got + i) % (2 * NUM)]);
-			}
-			gvpf_tx_take(q.vq, t);
-			got += t;
-		}
-		assert_int_equal(k, 0);
-		assert_int_equal(got, ret);
-		back += got;
-		assert_int_equal(gvpf_room(q.vq), NUM - (next - back));
-	}
+	tx_start(&q, p);
+	tx_rounds(&q, p, 20000, &seed, &next, &back, &taken);
 	assert_true(next > 1000 * NUM); /* many laps: both wrap counters flipped often */
 	/* Everything back, then a hostile batch that ends one past the 2 in flight. */
 	if (next != back) {
@@ -422,16 +411,9 @@ static void test_tx(void **state)
 	gv_vqd_push_in_order_batch(q.vqd, (uint16_t)((back + 2) % NUM), 0, 3, 3);
 	gv_vqd_publish(q.vqd);
 	assert_int_equal(gvpf_tx_done(q.vq, p->barrier), -1);
-	assert_true(gv_vq_broken(q.vq));
 	gv_vq_stats(q.vq, &s);
 	assert_int_equal(s.id_not_inflight, 1);
-	assert_int_equal(gvt_stats_total(&s), 1);
-	while ((ck = gv_vq_detach(q.vq)) != NULL) {
-		assert_ptr_equal(ck, &g_obj[(back + seen) % (2 * NUM)]);
-		seen++;
-	}
-	assert_int_equal(seen, next - back);
-	gvt_q_free(&q);
+	tx_end_broken(&q, back, next);
 }
 
 /*

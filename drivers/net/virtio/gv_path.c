@@ -26,8 +26,19 @@ struct path_row {
 	uint64_t offloads; /* offloads the path supports */
 	bool one_mbuf; /* frames must fit one mbuf (RX) */
 	enum gv_force_path cls; /* the datapath= value that selects it */
-	bool vec; /* a vector path: only if vec_ok() and the CPU has it */
+	/* A vector path: only if vec_ok() and this says the CPU and EAL's SIMD limit allow it. */
+	bool (*usable)(int path);
 };
+
+static bool rx_vec_usable(int p)
+{
+	return gv_rx_vec_usable((enum gv_rx_path)p);
+}
+
+static bool tx_vec_usable(int p)
+{
+	return gv_tx_vec_usable((enum gv_tx_path)p);
+}
 
 static const struct path_row rx_rows[] = {
 	/*
@@ -37,25 +48,25 @@ static const struct path_row rx_rows[] = {
 	 * buffers is chained on the side, gv_rx_vec.h vec_one).
 	 */
 	{ GV_RX_VEC_AVX2, "vectorized (AVX2)", 0, 0, GV_RX_OFFLOAD_SIMPLE, true, GV_FORCE_SIMPLE,
-	  true },
+	  rx_vec_usable },
 	{ GV_RX_VEC_SSE, "vectorized (SSE)", 0, 0, GV_RX_OFFLOAD_SIMPLE, true, GV_FORCE_SIMPLE,
-	  true },
+	  rx_vec_usable },
 	{ GV_RX_MRG, "mergeable", GV_BIT(GV_NET_F_MRG_RXBUF), 0,
-	  GV_RX_OFFLOAD_ALL, false, GV_FORCE_NONE, false },
+	  GV_RX_OFFLOAD_ALL, false, GV_FORCE_NONE, NULL },
 	{ GV_RX_SIMPLE, "simple", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
-	  GV_RX_OFFLOAD_SIMPLE, true, GV_FORCE_SIMPLE, false },
+	  GV_RX_OFFLOAD_SIMPLE, true, GV_FORCE_SIMPLE, NULL },
 	{ GV_RX_FULL, "full", 0, GV_BIT(GV_NET_F_MRG_RXBUF),
-	  GV_RX_OFFLOAD_ALL, false, GV_FORCE_FULL, false },
+	  GV_RX_OFFLOAD_ALL, false, GV_FORCE_FULL, NULL },
 };
 
 static const struct path_row tx_rows[] = {
 	/* In-order on a fixed ring, either layout (gv_tx_vec.c). */
 	{ GV_TX_VEC_SSE, "vectorized (SSE)", GV_BIT(GV_F_IN_ORDER), 0, 0, false, GV_FORCE_INORDER,
-	  true },
-	{ GV_TX_INORDER, "inorder", GV_BIT(GV_F_IN_ORDER), 0, 0, false, GV_FORCE_INORDER, false },
+	  tx_vec_usable },
+	{ GV_TX_INORDER, "inorder", GV_BIT(GV_F_IN_ORDER), 0, 0, false, GV_FORCE_INORDER, NULL },
 	/* With IN_ORDER a device may close a batch with one entry: inorder reclaims it. */
-	{ GV_TX_SIMPLE, "simple", 0, GV_BIT(GV_F_IN_ORDER), 0, false, GV_FORCE_SIMPLE, false },
-	{ GV_TX_FULL, "full", 0, 0, GV_TX_OFFLOAD_ALL, false, GV_FORCE_FULL, false },
+	{ GV_TX_SIMPLE, "simple", 0, GV_BIT(GV_F_IN_ORDER), 0, false, GV_FORCE_SIMPLE, NULL },
+	{ GV_TX_FULL, "full", 0, 0, GV_TX_OFFLOAD_ALL, false, GV_FORCE_FULL, NULL },
 };
 
 const char *gv_rx_path_name(enum gv_rx_path p)
@@ -89,13 +100,10 @@ static bool row_fits(const struct path_row *r, uint64_t features, uint64_t offlo
 static int pick(const struct path_row *rows, size_t n, uint64_t features, uint64_t offloads,
 		bool fits, enum gv_force_path force, bool vec_ok)
 {
-	const bool tx = rows == tx_rows;
-
 	for (size_t i = 0; i < n; i++) {
 		if (force != GV_FORCE_NONE && rows[i].cls != force && rows[i].cls != GV_FORCE_NONE)
 			continue;
-		if (rows[i].vec && !(vec_ok && (tx ? gv_tx_vec_usable((enum gv_tx_path)rows[i].path)
-						    : gv_rx_vec_usable((enum gv_rx_path)rows[i].path))))
+		if (rows[i].usable && !(vec_ok && rows[i].usable(rows[i].path)))
 			continue;
 		if (row_fits(&rows[i], features, offloads, fits))
 			return rows[i].path;

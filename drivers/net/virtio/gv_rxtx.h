@@ -40,6 +40,19 @@ static __rte_always_inline void count_size(struct gv_qstats *st, uint32_t len)
 	st->size_bins[bin]++;
 }
 
+/* Multicast or broadcast, from a packet's first data_len bytes at data. */
+static __rte_always_inline void count_l2(struct gv_qstats *st, const uint8_t *data,
+					 uint32_t data_len)
+{
+	/* Group bit of the destination: one byte; the rest only when set. */
+	if (unlikely(data[0] & 1) && data_len >= RTE_ETHER_ADDR_LEN) {
+		if (rte_is_broadcast_ether_addr((const struct rte_ether_addr *)data))
+			st->broadcast++;
+		else
+			st->multicast++;
+	}
+}
+
 /*
  * Size bin and multicast/broadcast of one packet (bytes are the
  * caller's: summed in a register over a burst). The vector RX paths
@@ -50,13 +63,7 @@ static __rte_always_inline void count_bins(struct gv_qstats *st, uint32_t len,
 					   const uint8_t *data, uint32_t data_len)
 {
 	count_size(st, len);
-	/* Group bit of the destination: one byte; the rest only when set. */
-	if (unlikely(data[0] & 1) && data_len >= RTE_ETHER_ADDR_LEN) {
-		if (rte_is_broadcast_ether_addr((const struct rte_ether_addr *)data))
-			st->broadcast++;
-		else
-			st->multicast++;
-	}
+	count_l2(st, data, data_len);
 }
 
 static __rte_always_inline void count_pkt(struct gv_qstats *st, const struct rte_mbuf *m)

@@ -224,13 +224,8 @@ tx_groups4(struct gv_txq *txq, struct rte_mbuf **pkts, uint32_t n, void **slots,
 					 _mm_set_epi64x((long long)mj->data_len + hdr,
 							(long long)(mbuf_addr(mj, addr_off) +
 								    mj->data_off - hdr)));
-			/* Multicast and broadcast, as count_bins does. */
-			if (unlikely(data[0] & 1) && mj->data_len >= RTE_ETHER_ADDR_LEN) {
-				if (rte_is_broadcast_ether_addr((const struct rte_ether_addr *)data))
-					txq->q.st.broadcast++;
-				else
-					txq->q.st.multicast++;
-			}
+			/* Size bins: in vectors below. */
+			count_l2(&txq->q.st, data, mj->data_len);
 		}
 		plen = _mm_setr_epi32((int)m[0]->pkt_len, (int)m[1]->pkt_len, (int)m[2]->pkt_len,
 				      (int)m[3]->pkt_len);
