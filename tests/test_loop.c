@@ -16,6 +16,7 @@
 #include <rte_cycles.h>
 #include <rte_power_intrinsics.h>
 
+#include "gv_features.h"
 #include "gv_test_loop.h"
 
 /* ------------------------------------------------------------- traffic -- */
@@ -64,12 +65,15 @@ static void test_traffic(void **state)
 	struct rte_ether_addr mac;
 	const uint32_t total = 300;
 	struct gv_loop_stats s;
-	uint32_t seq = 0, rx = 0;
+	uint32_t seq = 0, rx = 0, hdr;
 
 	print_message("devargs: %s\n", tc->args);
 	assert_int_equal(port_probe(&p, tc->args), 0);
 	port_start(&p, &cfg);
 	rte_eth_macaddr_get(p.id, &mac);
+	/* The virtio-net header: 12 bytes with VERSION_1 or MRG_RXBUF, else 10. */
+	s = stats(&p);
+	hdr = s.features & ((1ULL << GV_F_VERSION_1) | (1ULL << GV_NET_F_MRG_RXBUF)) ? 12 : 10;
 	while (seq < total) {
 		struct rte_mbuf *tx[32], *r[64];
 		uint16_t n = 32, k;
@@ -88,8 +92,11 @@ static void test_traffic(void **state)
 			check_frame(r[i], &mac, seq + i); /* in order, its bytes */
 			if (len > 2048)
 				assert_true(r[i]->nb_segs > 1 || r[i]->buf_len > len);
-			/* A fresh packet mbuf, however the last user left it. */
-			assert_int_equal(r[i]->data_off, RTE_PKTMBUF_HEADROOM);
+			/*
+			 * A fresh packet mbuf, however the last user left it; the
+			 * frame right after the header, which starts the buffer.
+			 */
+			assert_int_equal(r[i]->data_off, RTE_PKTMBUF_HEADROOM + hdr);
 			assert_int_equal(r[i]->ol_flags, 0);
 			assert_int_equal(r[i]->packet_type, 0);
 			assert_int_equal(r[i]->port, p.id);

@@ -301,14 +301,14 @@ static void test_traffic_mrg(void **state)
 }
 
 /*
- * Frame lengths for mrg_chains: short of a full 2060-byte buffer (2048
- * bytes of frame after the 12-byte header), exactly full, and 2049 to
- * 8000 bytes (2 to 4 buffers).
+ * Frame lengths for mrg_chains: short of a full 2048-byte buffer (2036
+ * bytes of frame after the 12-byte header), exactly full, and 2037 to
+ * 9000 bytes (2 to 5 buffers).
  */
 static uint32_t mrg_len(uint32_t i)
 {
-	static const uint32_t l[] = { 60,  2048, 1500, 2049, 64,   4000, 6000,
-				      2047, 3000, 100, 8000, 2048, 2048, 5000, 9000 };
+	static const uint32_t l[] = { 60,  2036, 1500, 2037, 64,   4000, 6000,
+				      2035, 3000, 100, 8000, 2036, 2036, 5000, 9000 };
 
 	return l[i % RTE_DIM(l)];
 }
@@ -361,8 +361,10 @@ static void mrg_chains(int packed, const char *more)
 				const uint32_t len = mrg_len(seq + got + i);
 
 				assert_int_equal(r[i]->pkt_len, len);
-				/* Buffers of 2060 bytes, the first one's 12 the header. */
-				assert_int_equal(r[i]->nb_segs, (len + 12 + 2059) / 2060);
+				/* Buffers of 2048 bytes, the first one's 12 the header. */
+				assert_int_equal(r[i]->nb_segs, (len + 12 + 2047) / 2048);
+				/* The header shared the frame's first cache line. */
+				assert_int_equal(r[i]->data_off, RTE_PKTMBUF_HEADROOM + 12);
 				assert_int_equal(rte_mbuf_refcnt_read(r[i]), 1);
 				assert_int_equal(r[i]->port, p.id);
 				assert_int_equal(r[i]->ol_flags, 0);

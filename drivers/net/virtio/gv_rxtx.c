@@ -68,7 +68,7 @@ static __rte_always_inline void rx_refill_single(struct gv_rxq *rxq, const enum 
 {
 	struct gv_vq *vq = rxq->q.vq;
 	uint32_t room = gvb_num_free(vq);
-	const uint64_t front = RTE_PKTMBUF_HEADROOM - rxq->hdr_size;
+	const uint64_t front = GV_RX_FRONT;
 
 	while (room) {
 		struct rte_mbuf *mb[GV_BURST_MAX];
@@ -109,7 +109,7 @@ static __rte_always_inline void rx_refill_chains(struct gv_rxq *rxq, const enum 
 						 const enum gv_barrier B)
 {
 	struct gv_vq *vq = rxq->q.vq;
-	const uint16_t hdr = rxq->hdr_size, clen = rxq->chain_len;
+	const uint16_t clen = rxq->chain_len;
 	const bool ind = clen > 1 && gv_has(rxq->q.hw, GV_F_RING_INDIRECT_DESC);
 	uint32_t chains = gvb_num_free(vq) / (ind ? 1u : clen);
 
@@ -139,10 +139,8 @@ static __rte_always_inline void rx_refill_chains(struct gv_rxq *rxq, const enum 
 
 			for (uint16_t k = 0; k < clen; k++) {
 				struct rte_mbuf *m = rx_take_mbuf(rxq, pool, &npool);
-				uint32_t front = k == 0 ? hdr : 0;
-
-				segs[k].addr = mbuf_addr(m, rxq->addr_off) + RTE_PKTMBUF_HEADROOM - front;
-				segs[k].len = (uint32_t)m->buf_len - RTE_PKTMBUF_HEADROOM + front;
+				segs[k].addr = mbuf_addr(m, rxq->addr_off) + GV_RX_FRONT;
+				segs[k].len = (uint32_t)m->buf_len - GV_RX_FRONT;
 				if (prev)
 					prev->next = m;
 				else
@@ -186,7 +184,7 @@ int gv_rxq_refill(struct gv_rxq *rxq)
 	const struct gv_hw *hw = rxq->q.hw;
 
 	memset(&tmpl, 0, sizeof(tmpl));
-	tmpl.data_off = RTE_PKTMBUF_HEADROOM;
+	tmpl.data_off = (uint16_t)(GV_RX_FRONT + rxq->hdr_size);
 	rte_mbuf_refcnt_set(&tmpl, 1);
 	tmpl.nb_segs = 1;
 	tmpl.port = rxq->port_id;
@@ -194,8 +192,7 @@ int gv_rxq_refill(struct gv_rxq *rxq)
 	/* Pinned external buffers keep their flag (as rte_pktmbuf_reset). */
 	rxq->mbuf_ol = (rte_pktmbuf_priv_flags(rxq->mp) & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF)
 			       ? RTE_MBUF_F_EXTERNAL : 0;
-	rxq->seg_len = (uint32_t)rte_pktmbuf_data_room_size(rxq->mp) - RTE_PKTMBUF_HEADROOM +
-		       rxq->hdr_size;
+	rxq->seg_len = (uint32_t)rte_pktmbuf_data_room_size(rxq->mp) - GV_RX_FRONT;
 	rxq->mrg = gv_has(hw, GV_NET_F_MRG_RXBUF);
 	if (gv_rx_path_vec(hw->rx_path))
 		return gv_rxq_refill_vec(rxq);
@@ -238,7 +235,7 @@ static __rte_always_inline uint16_t rx_mrg_t(struct gv_rxq *rxq, struct rte_mbuf
 		if (!rxq->mrg_head && !rxq->ol_any) {
 			for (; i < got; i++) {
 				struct rte_mbuf *m = bufs[i];
-				const struct gv_net_hdr *h = rx_hdr(m, hdr);
+				const struct gv_net_hdr *h = rx_hdr(m);
 				const uint32_t len = lens[i] - hdr;
 
 				if (unlikely((h->num_buffers != 1) | (lens[i] <= hdr)))
@@ -254,7 +251,7 @@ static __rte_always_inline uint16_t rx_mrg_t(struct gv_rxq *rxq, struct rte_mbuf
 
 			if (head) {
 				if (rxq->ol_any)
-					gv_rx_offload(rxq, head, rx_hdr(head, hdr));
+					gv_rx_offload(rxq, head, rx_hdr(head));
 				count_pkt(&rxq->q.st, head);
 				pkts[nrx++] = head;
 			}
@@ -268,7 +265,11 @@ static __rte_always_inline uint16_t rx_mrg_t(struct gv_rxq *rxq, struct rte_mbuf
 	return nrx;
 }
 
-/* A chain came back with `len` bytes: trim it, keep unused mbufs spare. */
+/*
+ * A chain came back with a `len`-byte frame after the header: trim it,
+ * keep unused mbufs spare. The frame starts after the header in the
+ * head (gv_rxtx.h GV_RX_FRONT).
+ */
 static struct rte_mbuf *rx_trim_chain(struct gv_rxq *rxq, struct rte_mbuf *head, uint32_t len)
 {
 	struct rte_mbuf *m = head, *last = head;
@@ -276,9 +277,10 @@ static struct rte_mbuf *rx_trim_chain(struct gv_rxq *rxq, struct rte_mbuf *head,
 	uint32_t left = len;
 
 	head->pkt_len = len;
+	head->data_off = (uint16_t)(GV_RX_FRONT + rxq->hdr_size);
 	while (m) {
 		struct rte_mbuf *next = m->next;
-		uint32_t room = (uint32_t)m->buf_len - RTE_PKTMBUF_HEADROOM;
+		uint32_t room = (uint32_t)m->buf_len - m->data_off;
 
 		if (left == 0 && m != head) {
 			last->next = NULL;
@@ -309,11 +311,11 @@ static __rte_always_inline uint32_t rx_single_count(struct gv_rxq *rxq, struct r
 						    uint16_t hdr, uint32_t len, const bool ol)
 {
 	if (ol) {
-		gv_rx_offload(rxq, m, rx_hdr(m, hdr));
+		gv_rx_offload(rxq, m, rx_hdr(m));
 		count_pkt(&rxq->q.st, m);
 		return 0;
 	}
-	count_bins(&rxq->q.st, len, (const uint8_t *)rx_hdr(m, hdr) + hdr, len);
+	count_bins(&rxq->q.st, len, (const uint8_t *)rx_hdr(m) + hdr, len);
 	return len;
 }
 
@@ -395,7 +397,7 @@ static __rte_always_inline uint16_t rx_plain_t(struct gv_rxq *rxq, struct rte_mb
 			m = rx_trim_chain(rxq, m, len);
 			m->port = rxq->port_id;
 			if (rxq->ol_any)
-				gv_rx_offload(rxq, m, rx_hdr(m, hdr));
+				gv_rx_offload(rxq, m, rx_hdr(m));
 			count_pkt(&rxq->q.st, m);
 			pkts[nrx++] = m;
 		}

@@ -150,17 +150,32 @@ static __rte_always_inline void gv_rx_init_mbuf(const struct gv_rxq *rxq, struct
 	memcpy((char *)m + offsetof(struct rte_mbuf, rx_descriptor_fields1) + 8, &dlen_vlan, 4);
 }
 
-/* The virtio-net header in front of a one-mbuf buffer's data (the device wrote it). */
-static __rte_always_inline const struct gv_net_hdr *rx_hdr(const struct rte_mbuf *m, uint16_t hdr)
+/*
+ * Where an RX buffer goes in its mbuf: every one is posted from the end
+ * of the headroom (a cache line boundary) to the end of the data room. A
+ * packet's first buffer starts with the virtio-net header, so the frame
+ * follows it at data_off RTE_PKTMBUF_HEADROOM + the header's size: the
+ * header shares the frame's first cache line. When the application
+ * forwards the packet it writes that line (addresses), and TX then puts
+ * its own header into the same line: the device reads one line fewer
+ * that the driver's core holds, and the driver writes none it does not
+ * already hold (with the header in the line before, each forwarded packet
+ * moved one more line between the two cores, both ways). Later buffers of
+ * a packet (mergeable buffers, chains) hold data from their first byte.
+ */
+#define GV_RX_FRONT RTE_PKTMBUF_HEADROOM
+
+/* The virtio-net header of a packet's first buffer (the device wrote it). */
+static __rte_always_inline const struct gv_net_hdr *rx_hdr(const struct rte_mbuf *m)
 {
-	return (const struct gv_net_hdr *)((char *)m->buf_addr + RTE_PKTMBUF_HEADROOM - hdr);
+	return (const struct gv_net_hdr *)((char *)m->buf_addr + GV_RX_FRONT);
 }
 
 /*
  * Mergeable buffers, one returned buffer at a time (the mergeable path's
  * general loop, and the vector paths' one-by-one loop): a packet's first
  * buffer says in its header how many buffers the packet has; the rest
- * are chained to it (their data starts where the header would). The
+ * are chained to it (their data starts at the buffer's start). The
  * packet once its last buffer is in (offloads and counters are the
  * caller's), else NULL. A first buffer with no data or with num_buffers
  * 0 or beyond GV_MAX_MRG_BUFS is an error, freed alone.
@@ -172,7 +187,7 @@ static __rte_always_inline struct rte_mbuf *gv_rx_mrg_add(struct gv_rxq *rxq, st
 	struct rte_mbuf *head = rxq->mrg_head;
 
 	if (!head) {
-		const uint16_t nb = *(const volatile uint16_t *)&rx_hdr(m, hdr)->num_buffers;
+		const uint16_t nb = *(const volatile uint16_t *)&rx_hdr(m)->num_buffers;
 
 		if (unlikely(len <= hdr || nb == 0 || nb > GV_MAX_MRG_BUFS)) {
 			rxq->q.st.errors++;
@@ -185,7 +200,7 @@ static __rte_always_inline struct rte_mbuf *gv_rx_mrg_add(struct gv_rxq *rxq, st
 		rxq->mrg_left = (uint16_t)(nb - 1);
 	} else {
 		gv_rx_init_mbuf(rxq, m, len);
-		m->data_off = RTE_PKTMBUF_HEADROOM - hdr;
+		m->data_off = GV_RX_FRONT;
 		rxq->mrg_tail->next = m;
 		rxq->mrg_tail = m;
 		head->nb_segs++;
