@@ -515,6 +515,14 @@ static int rings_go(struct rte_eth_dev *dev)
 	return 0;
 }
 
+/* The largest packet a queue takes, header included: frame, or with LRO a 64 KB TCP packet. */
+static uint32_t rx_max_pkt(const struct gv_hw *hw, const struct gv_rxq *rxq, uint32_t frame)
+{
+	return rxq->ol_lro ? RTE_MAX(frame, 65535u + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN +
+						    hw->hdr_size)
+			   : frame;
+}
+
 static int do_start(struct rte_eth_dev *dev)
 {
 	struct gv_hw *hw = hw_of(dev);
@@ -540,9 +548,13 @@ static int do_start(struct rte_eth_dev *dev)
 		return ret;
 	/* Queues a NEEDS_RESET left paused (no burst runs on a stopped port). */
 	for_each_queue(dev, gv_queue_resume);
+	/* A configure after the queues' set-up may have changed the header (hash report). */
+	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
+		((struct gv_txq *)dev->data->tx_queues[i])->hdr_size = hw->hdr_size;
 	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {
 		struct gv_rxq *rxq = dev->data->rx_queues[i];
 
+		rxq->hdr_size = hw->hdr_size;
 		rxq->chain_len = hw->rx_path == GV_RX_FULL ? (uint16_t)((frame + room - 1) / room) : 1;
 		rxq->ol_csum = rxo & (RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM);
 		rxq->ol_lro = rxo & RTE_ETH_RX_OFFLOAD_TCP_LRO;
@@ -551,13 +563,7 @@ static int do_start(struct rte_eth_dev *dev)
 				   gv_has(hw, GV_NET_F_HASH_REPORT);
 		rxq->ol_any = rxq->ol_csum || rxq->ol_lro || rxq->ol_vlan_strip ||
 			      rxq->ol_rss_hash;
-		/* LRO: a TCP packet of up to 64 KB, its Ethernet, VLAN and virtio headers. */
-		rxq->refill_thresh = gv_rx_refill_point(
-			hw, rxq, i,
-			rxq->ol_lro ? RTE_MAX(frame, 65535u + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN +
-							   hw->hdr_size)
-				    : frame,
-			room);
+		rxq->refill_thresh = gv_rx_refill_point(hw, rxq, i, rx_max_pkt(hw, rxq, frame), room);
 		if (rxq->chain_len > GV_RX_INDIRECT) {
 			GV_LOG(ERR, "%s: frames of %u bytes need %u mbufs of %u bytes each: "
 			       "use larger mbufs or mrg_rxbuf=1", hw->name, frame, rxq->chain_len, room);
@@ -720,11 +726,22 @@ static int gv_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 		uint32_t frame = (uint32_t)mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN +
 				 RTE_VLAN_HLEN + hw->hdr_size;
 
-		if ((hw->rx_path == GV_RX_SIMPLE || gv_rx_path_vec(hw->rx_path)) &&
-		    frame > rx_mbuf_room(dev)) {
+		const uint32_t room = rx_mbuf_room(dev);
+
+		/* One-mbuf paths; with mergeable buffers the vector paths chain (gv_rx_vec.h). */
+		if ((hw->rx_path == GV_RX_SIMPLE ||
+		     (gv_rx_path_vec(hw->rx_path) && !gv_has(hw, GV_NET_F_MRG_RXBUF))) &&
+		    frame > room) {
 			GV_LOG(ERR, "%s: MTU %u does not fit the running rx path; stop the port first",
 			       hw->name, mtu);
 			return -EBUSY;
+		}
+		/* Larger packets may take more buffers: the refill points again. */
+		for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {
+			struct gv_rxq *rxq = dev->data->rx_queues[i];
+
+			rxq->refill_thresh =
+				gv_rx_refill_point(hw, rxq, i, rx_max_pkt(hw, rxq, frame), room);
 		}
 	}
 	return 0;

@@ -215,9 +215,11 @@ int gv_queue_thresh(const struct gv_hw *hw, const char *dir, uint16_t qid, uint1
 }
 
 /*
- * The refill point a start puts in effect: the one asked for, except on
- * mergeable buffers, where so many free slots may wait that fewer
- * buffers stay posted than the largest packet (max_pkt bytes with its
+ * The refill point a start (or an MTU change on a running port) puts in
+ * effect: the one asked for, except with mergeable buffers (the
+ * mergeable path, or a vector path chaining a packet), where so many
+ * free slots may wait that fewer buffers stay posted than the largest
+ * packet (max_pkt bytes with its
  * header, buffers of at least room bytes) needs: the device could then
  * place nothing, and nothing would free slots up to the point.
  */
@@ -227,7 +229,7 @@ uint32_t gv_rx_refill_point(const struct gv_hw *hw, const struct gv_rxq *rxq, ui
 	const uint32_t need = (max_pkt + room - 1) / room;
 	const uint32_t cap = need < rxq->q.size ? rxq->q.size - need + 1u : 1u;
 
-	if (hw->rx_path != GV_RX_MRG || rxq->refill_want <= cap)
+	if (!gv_has(hw, GV_NET_F_MRG_RXBUF) || rxq->refill_want <= cap)
 		return rxq->refill_want;
 	GV_LOG(INFO, "%s: rx queue %u: rx_free_thresh %u lowered to %u: a packet of up to %u bytes "
 	       "takes %u buffers", hw->name, qid, rxq->refill_want, cap, max_pkt, need);

@@ -187,9 +187,11 @@ static __rte_always_inline struct rte_mbuf *gv_rx_mrg_add(struct gv_rxq *rxq, st
 	struct rte_mbuf *head = rxq->mrg_head;
 
 	if (!head) {
-		const uint16_t nb = *(const volatile uint16_t *)&rx_hdr(m)->num_buffers;
+		/* Only where the device wrote a header (no read of a runt's stale bytes). */
+		const uint16_t nb =
+			len > hdr ? *(const volatile uint16_t *)&rx_hdr(m)->num_buffers : 0;
 
-		if (unlikely(len <= hdr || nb == 0 || nb > GV_MAX_MRG_BUFS)) {
+		if (unlikely(nb == 0 || nb > GV_MAX_MRG_BUFS)) {
 			rxq->q.st.errors++;
 			gv_rx_init_mbuf(rxq, m, 0);
 			rte_pktmbuf_free(m);
