@@ -314,6 +314,23 @@ static uint32_t mrg_len(uint32_t i)
 }
 
 /*
+ * A port with mergeable buffers, MTU 1500 (the vector path where the CPU
+ * has one), the device's MTU 9000; `more` devargs.
+ */
+static void mrg_port(struct port *p, int packed, const char *more, struct rte_ether_addr *mac)
+{
+	struct port_cfg cfg = { 0 };
+	char a[160], b[128];
+
+	snprintf(b, sizeof(b), "mrg_rxbuf=1,mtu=9000,vectorized=1%s", more);
+	print_message("%s\n", with_layout(a, sizeof(a), packed, b));
+	assert_int_equal(port_probe(p, a), 0);
+	port_start(p, &cfg);
+	assert_int_equal(xstat(p, "rx_path"), (uint64_t)expected_path(true));
+	rte_eth_macaddr_get(p->id, mac);
+}
+
+/*
  * Mergeable buffers on the vector path. The device must fill every buffer
  * of a packet but its last, so only a filled buffer can start a packet of
  * several. The port's MTU is 1500 (so the vector path), the device's 9000:
@@ -327,20 +344,13 @@ static uint32_t mrg_len(uint32_t i)
  */
 static void mrg_chains(int packed, const char *more)
 {
-	struct port_cfg cfg = { 0 };
 	struct port p;
 	struct rte_ether_addr mac;
 	uint64_t bytes = 0, big = 0, chained = 0;
 	uint32_t seq = 0;
 	const uint32_t total = 1500;
-	char a[160], b[128];
 
-	snprintf(b, sizeof(b), "mrg_rxbuf=1,mtu=9000,vectorized=1%s", more);
-	print_message("%s\n", with_layout(a, sizeof(a), packed, b));
-	assert_int_equal(port_probe(&p, a), 0);
-	port_start(&p, &cfg);
-	assert_int_equal(xstat(&p, "rx_path"), (uint64_t)expected_path(true));
-	rte_eth_macaddr_get(p.id, &mac);
+	mrg_port(&p, packed, more, &mac);
 	while (seq < total) {
 		struct rte_mbuf *tx[9], *r[5];
 		const uint16_t n = (uint16_t)(1 + seq % 9), per = (uint16_t)(1 + (seq / 9) % 5);
@@ -415,19 +425,12 @@ static void test_mrg_chains(void **state)
  */
 static void mrg_held(int packed, const char *more)
 {
-	struct port_cfg cfg = { 0 };
 	struct port p;
 	struct rte_ether_addr mac;
 	uint32_t seq = 0;
-	char a[160], b[128];
 
-	snprintf(b, sizeof(b), "mrg_rxbuf=1,mtu=9000,vectorized=1%s", more);
-	print_message("%s\n", with_layout(a, sizeof(a), packed, b));
-	assert_int_equal(port_probe(&p, a), 0);
-	port_start(&p, &cfg);
-	assert_int_equal(xstat(&p, "rx_path"), (uint64_t)expected_path(true));
+	mrg_port(&p, packed, more, &mac);
 	assert_int_equal(rte_pmd_gvirtio_loop_rx_hold(p.id, true), 0);
-	rte_eth_macaddr_get(p.id, &mac);
 	for (uint32_t round = 0; round < 200; round++) {
 		struct rte_mbuf *tx[8], *r[16];
 		const uint32_t big = 2049 + (round * 997) % 6000;
