@@ -18,7 +18,8 @@
  * multicast/broadcast are not counted, gv_rx_vec.h). Where a group would
  * wrap the ring end, entries are taken one at a time with the same checks. A
  * group that fails the check, and every entry while a buffer is out of
- * order or a packet of several buffers is being put together, go one by one through the core's general verb (gvf_take_one),
+ * order or a packet of several buffers is being put together, go one
+ * by one through the core's general verb (gvf_take_one),
  * which validates and counts like gv_vq_get_used(): the queue breaks on a
  * bad id, length or index; a runt packet is an error and its mbuf is
  * freed. Refill takes mbufs from the pool straight into the core's
