@@ -9,7 +9,9 @@
  *   layout         raw avail ring / descriptor table / used ring contents
  *   wrap           every size 2..32768 (modern and legacy alignment),
  *                  >= 70000 buffers so the 16-bit indices wrap
- *   inorder_avail  IN_ORDER posting rewrites only avail entries that do
+ *   avail_laps     with and without IN_ORDER, a device returning buffers
+ *                  in order gets the same ids at each avail entry lap
+ *                  after lap, and posting rewrites only entries that do
  *                  not hold their id already (scribbled ones included)
  *   generic cases  chains, errors, burst, indirect, random out-of-order model,
  *                  in-order, avail_count, detach/reset (gv_test_cases.h,
@@ -203,12 +205,14 @@ static void t_wrap_legacy(void **state)
 }
 
 /*
- * IN_ORDER: from the second lap on an avail entry already holds the id
- * posted there, and posting leaves it alone; one that does not (here: a
+ * A device that returns buffers in order (always with IN_ORDER, usually
+ * without): from the second lap on an avail entry already holds the id
+ * posted there (the free list hands ids back in the order they were
+ * returned), and posting leaves it alone; one that does not (here: a
  * device scribbled over two) is written again, so the device finds the
  * right chains on the next lap.
  */
-static void t_inorder_avail(void **state)
+static void avail_laps(void **state, uint32_t flags)
 {
 	enum { N = 8 };
 	static uint8_t buf[N][64];
@@ -219,7 +223,7 @@ static void t_inorder_avail(void **state)
 	void *cks[N], *ck[N];
 	uint32_t lens[N];
 
-	gvt_q_setup(&q, gvt_param(state), N, GV_VQ_F_IN_ORDER, 0);
+	gvt_q_setup(&q, gvt_param(state), N, flags, 0);
 	av = gvt_split_avail(&q);
 	for (uint32_t lap = 0; lap < 3; lap++) {
 		for (uint32_t i = 0; i < N; i++) {
@@ -247,6 +251,12 @@ static void t_inorder_avail(void **state)
 	gvt_q_free(&q);
 }
 
+static void t_avail_laps(void **state)
+{
+	avail_laps(state, GV_VQ_F_IN_ORDER);
+	avail_laps(state, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,7 +270,7 @@ int main(void)
 		GVT_TEST_SPLIT(tc_indirect),
 		GVT_TEST_SPLIT(tc_model),
 		GVT_TEST_SPLIT(tc_in_order),
-		GVT_TEST_SPLIT(t_inorder_avail),
+		GVT_TEST_SPLIT(t_avail_laps),
 		GVT_TEST_SPLIT(tc_avail_count),
 		GVT_TEST_SPLIT(tc_detach_reset),
 	};

@@ -253,7 +253,7 @@ void *gv_vq_detach(struct gv_vq *vq)
 			if (!vq->inflight)
 				vq->p.batch_open = 0; /* no chain of it is left */
 		} else
-			split_free_chain(vq, id, false);
+			split_free_chain(vq, id);
 		return cookie;
 	}
 	return NULL;

@@ -116,8 +116,7 @@ GV_INLINE uint32_t gvb_get16_16(const void *p)
 
 /* The free-list state a get loop carries across its (at most two) runs. */
 struct split_free_acc {
-	uint16_t *link; /* IN_ORDER: where the next freed chain is linked */
-	uint32_t head; /* otherwise: the free list's head */
+	uint16_t *link; /* where the next freed chain is linked: the list's tail */
 	uint32_t extra; /* descriptors freed beyond one per chain */
 };
 
@@ -142,7 +141,7 @@ GV_INLINE uint32_t split_used_run(const struct gv_split_used_elem *ring, const u
 	void **const ck = cookies + run;
 	uint32_t *const ln = lens + run;
 	uint16_t *link = acc->link;
-	uint32_t free_head = acc->head, extra = acc->extra;
+	uint32_t extra = acc->extra;
 	intptr_t j;
 
 	for (j = -(intptr_t)run; j != 0; j++) {
@@ -178,16 +177,10 @@ GV_INLINE uint32_t split_used_run(const struct gv_split_used_elem *ring, const u
 		ln[j] = len;
 		/* Not in flight; one 32-bit store (split's `last` is unused). */
 		gvb_put16_16(&s->ndesc, 0, 0);
-		if (in_order) {
-			*link = (uint16_t)id; /* the tail: where link points */
-			link = &next[last];
-		} else {
-			next[last] = (uint16_t)free_head;
-			free_head = (uint32_t)id;
-		}
+		*link = (uint16_t)id; /* the tail: where link points */
+		link = &next[last];
 	}
 	acc->link = link;
-	acc->head = free_head;
 	acc->extra = extra;
 	return run + (uint32_t)j;
 }
@@ -204,7 +197,6 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 	const uint32_t num = vq->num;
 	struct split_free_acc acc = {
 		.link = vq->num_free ? &next[vq->s.free_tail] : &vq->s.free_head,
-		.head = vq->s.free_head,
 		.extra = 0,
 	};
 	const uint32_t pos = lu & vq->mask;
@@ -223,9 +215,7 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 	if (GV_UNLIKELY(k == run && k < n))
 		k += split_used_run(ring, order, cookies + k, lens + k, n - k, slot, next, num, &acc,
 				    in_order);
-	if (!in_order)
-		vq->s.free_head = (uint16_t)acc.head;
-	else if (k)
+	if (k)
 		vq->s.free_tail = (uint16_t)(acc.link - next); /* it points at next[tail] */
 	vq->s.last_used = (uint16_t)(lu + k);
 	vq->num_free += k + acc.extra;
@@ -326,11 +316,14 @@ GV_INLINE void split_add_run(uint16_t *avail, uint16_t *order, const struct gv_s
 		struct gv_slot *const sl = slot + h;
 
 		/*
-		 * IN_ORDER: from the second lap on the entry holds this id
-		 * already; leaving it unwritten keeps its line valid in the
-		 * device's cache, one miss fewer there per line of entries.
+		 * From the second lap on the entry mostly holds this id
+		 * already (always with IN_ORDER; without it whenever the
+		 * device returned buffers in order, so the free list gave
+		 * them back in the same order): leaving it unwritten keeps
+		 * its line valid in the device's cache, one miss fewer there
+		 * per line of entries.
 		 */
-		if (!in_order || av[j] != (uint16_t)h)
+		if (av[j] != (uint16_t)h)
 			av[j] = (uint16_t)h;
 		if (in_order) /* the posting order: read by IN_ORDER gets only */
 			od[j] = (uint16_t)h;

@@ -41,7 +41,7 @@ struct gv_vq_split {
 	uint16_t kick_idx; /* avail idx at the last notification decision */
 	uint16_t last_used; /* next used entry to consume */
 	uint16_t free_head; /* private free descriptor list */
-	uint16_t free_tail; /* IN_ORDER: freed chains go to the tail */
+	uint16_t free_tail; /* freed chains go to the tail */
 	/* Fixed mode (gv_vq_fixed.h): descriptor i is always avail entry i. */
 	uint8_t fixed;
 	uint16_t fixed_old; /* oldest avail position not yet returned */

@@ -71,20 +71,21 @@ GV_INLINE uint32_t split_chain_last(const uint16_t *next, uint32_t head, uint32_
 }
 
 /*
- * Give a returned chain's descriptors back to the private free list: at
- * the head (most recently used first, for cache warmth), or with IN_ORDER
- * at the tail, so descriptors keep being used in ring order as the spec
- * asks of an IN_ORDER driver (virtio 1.2, 2.7.9).
+ * Give a returned chain's descriptors back to the private free list, at
+ * its tail. With IN_ORDER descriptors so keep being used in ring order, as
+ * the spec asks of an IN_ORDER driver (virtio 1.2, 2.7.9). Without it a
+ * device that returns buffers in order gets the same ids back at each
+ * avail entry lap after lap, so posting finds the entry holding its id
+ * already and leaves the line alone (split_add_run); at the head (most
+ * recently used first) each lap would reverse the order of a batch and
+ * rewrite every entry.
  */
-GV_INLINE void split_free_chain(struct gv_vq *vq, uint16_t head, const bool in_order)
+GV_INLINE void split_free_chain(struct gv_vq *vq, uint16_t head)
 {
 	struct gv_slot *s = &vq->slot[head];
 	const uint16_t last = (uint16_t)split_chain_last(vq->next, head, s->ndesc);
 
-	if (!in_order) {
-		vq->next[last] = vq->s.free_head;
-		vq->s.free_head = head;
-	} else if (vq->num_free == 0) {
+	if (vq->num_free == 0) {
 		vq->s.free_head = head;
 		vq->s.free_tail = last;
 	} else {
@@ -278,10 +279,7 @@ GV_INLINE uint32_t split_get_used_t(struct gv_vq *vq, void **cookies, uint32_t *
 		if (lens)
 			lens[k] = len;
 		last = (uint16_t)split_chain_last(next, id, s->ndesc);
-		if (!in_order) {
-			next[last] = free_head;
-			free_head = (uint16_t)id;
-		} else if (num_free == 0) {
+		if (num_free == 0) {
 			free_head = (uint16_t)id;
 			free_tail = last;
 		} else {
@@ -321,7 +319,7 @@ GV_INLINE uint32_t split_reclaim_in_order(struct gv_vq *vq, void **cookies, uint
 		uint16_t head = vq->order[(uint16_t)(vq->s.last_used + k) & vq->mask];
 
 		cookies[k] = vq->slot[head].cookie;
-		split_free_chain(vq, head, true);
+		split_free_chain(vq, head);
 	}
 	vq->s.last_used = (uint16_t)(vq->s.last_used + n);
 	return n;
