@@ -127,6 +127,7 @@ struct gv_rxq {
 	uint64_t mbuf_rearm;
 	uint64_t mbuf_ol;
 	uint32_t seg_len;
+	uint16_t front; /* where a buffer starts in its mbuf (gv_rxtx.h gv_rx_front) */
 	/* MRG_RXBUF negotiated (the vector paths: a buffer the device filled
 	 * may be the first of several, gv_rx_vec.h vec_one). */
 	bool mrg;

@@ -139,7 +139,7 @@ static __rte_always_inline void vec_refill(struct gv_rxq *rxq, const enum gv_lay
 					   const enum gv_barrier B)
 {
 	struct gv_vq *vq = rxq->q.vq;
-	const uint64_t front = GV_RX_FRONT;
+	const uint64_t front = rxq->front;
 	uint32_t n;
 	void **slots;
 

@@ -68,7 +68,7 @@ static __rte_always_inline void rx_refill_single(struct gv_rxq *rxq, const enum 
 {
 	struct gv_vq *vq = rxq->q.vq;
 	uint32_t room = gvb_num_free(vq);
-	const uint64_t front = GV_RX_FRONT;
+	const uint64_t front = rxq->front;
 
 	while (room) {
 		struct rte_mbuf *mb[GV_BURST_MAX];
@@ -139,8 +139,10 @@ static __rte_always_inline void rx_refill_chains(struct gv_rxq *rxq, const enum 
 
 			for (uint16_t k = 0; k < clen; k++) {
 				struct rte_mbuf *m = rx_take_mbuf(rxq, pool, &npool);
-				segs[k].addr = mbuf_addr(m, rxq->addr_off) + GV_RX_FRONT;
-				segs[k].len = (uint32_t)m->buf_len - GV_RX_FRONT;
+				const uint16_t off = k ? RTE_PKTMBUF_HEADROOM : rxq->front;
+
+				segs[k].addr = mbuf_addr(m, rxq->addr_off) + off;
+				segs[k].len = (uint32_t)m->buf_len - off;
 				if (prev)
 					prev->next = m;
 				else
@@ -184,7 +186,9 @@ int gv_rxq_refill(struct gv_rxq *rxq)
 	const struct gv_hw *hw = rxq->q.hw;
 
 	memset(&tmpl, 0, sizeof(tmpl));
-	tmpl.data_off = (uint16_t)(GV_RX_FRONT + rxq->hdr_size);
+	rxq->mrg = gv_has(hw, GV_NET_F_MRG_RXBUF);
+	rxq->front = gv_rx_front(rxq->hdr_size, rxq->mrg);
+	tmpl.data_off = (uint16_t)(rxq->front + rxq->hdr_size);
 	rte_mbuf_refcnt_set(&tmpl, 1);
 	tmpl.nb_segs = 1;
 	tmpl.port = rxq->port_id;
@@ -192,8 +196,7 @@ int gv_rxq_refill(struct gv_rxq *rxq)
 	/* Pinned external buffers keep their flag (as rte_pktmbuf_reset). */
 	rxq->mbuf_ol = (rte_pktmbuf_priv_flags(rxq->mp) & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF)
 			       ? RTE_MBUF_F_EXTERNAL : 0;
-	rxq->seg_len = (uint32_t)rte_pktmbuf_data_room_size(rxq->mp) - GV_RX_FRONT;
-	rxq->mrg = gv_has(hw, GV_NET_F_MRG_RXBUF);
+	rxq->seg_len = (uint32_t)rte_pktmbuf_data_room_size(rxq->mp) - rxq->front;
 	if (gv_rx_path_vec(hw->rx_path))
 		return gv_rxq_refill_vec(rxq);
 	if (hw->layout == GV_LAYOUT_PACKED)
@@ -235,7 +238,7 @@ static __rte_always_inline uint16_t rx_mrg_t(struct gv_rxq *rxq, struct rte_mbuf
 		if (!rxq->mrg_head && !rxq->ol_any) {
 			for (; i < got; i++) {
 				struct rte_mbuf *m = bufs[i];
-				const struct gv_net_hdr *h = rx_hdr(m);
+				const struct gv_net_hdr *h = rx_hdr(rxq, m);
 				const uint32_t len = lens[i] - hdr;
 
 				if (unlikely((h->num_buffers != 1) | (lens[i] <= hdr)))
@@ -251,7 +254,7 @@ static __rte_always_inline uint16_t rx_mrg_t(struct gv_rxq *rxq, struct rte_mbuf
 
 			if (head) {
 				if (rxq->ol_any)
-					gv_rx_offload(rxq, head, rx_hdr(head));
+					gv_rx_offload(rxq, head, rx_hdr(rxq, head));
 				count_pkt(&rxq->q.st, head);
 				pkts[nrx++] = head;
 			}
@@ -268,7 +271,7 @@ static __rte_always_inline uint16_t rx_mrg_t(struct gv_rxq *rxq, struct rte_mbuf
 /*
  * A chain came back with a `len`-byte frame after the header: trim it,
  * keep unused mbufs spare. The frame starts after the header in the
- * head (gv_rxtx.h GV_RX_FRONT).
+ * head (gv_rxtx.h gv_rx_front).
  */
 static struct rte_mbuf *rx_trim_chain(struct gv_rxq *rxq, struct rte_mbuf *head, uint32_t len)
 {
@@ -277,7 +280,7 @@ static struct rte_mbuf *rx_trim_chain(struct gv_rxq *rxq, struct rte_mbuf *head,
 	uint32_t left = len;
 
 	head->pkt_len = len;
-	head->data_off = (uint16_t)(GV_RX_FRONT + rxq->hdr_size);
+	head->data_off = (uint16_t)(rxq->front + rxq->hdr_size);
 	while (m) {
 		struct rte_mbuf *next = m->next;
 		uint32_t room = (uint32_t)m->buf_len - m->data_off;
@@ -311,11 +314,11 @@ static __rte_always_inline uint32_t rx_single_count(struct gv_rxq *rxq, struct r
 						    uint16_t hdr, uint32_t len, const bool ol)
 {
 	if (ol) {
-		gv_rx_offload(rxq, m, rx_hdr(m));
+		gv_rx_offload(rxq, m, rx_hdr(rxq, m));
 		count_pkt(&rxq->q.st, m);
 		return 0;
 	}
-	count_bins(&rxq->q.st, len, (const uint8_t *)rx_hdr(m) + hdr, len);
+	count_bins(&rxq->q.st, len, (const uint8_t *)rx_hdr(rxq, m) + hdr, len);
 	return len;
 }
 
@@ -397,7 +400,7 @@ static __rte_always_inline uint16_t rx_plain_t(struct gv_rxq *rxq, struct rte_mb
 			m = rx_trim_chain(rxq, m, len);
 			m->port = rxq->port_id;
 			if (rxq->ol_any)
-				gv_rx_offload(rxq, m, rx_hdr(m));
+				gv_rx_offload(rxq, m, rx_hdr(rxq, m));
 			count_pkt(&rxq->q.st, m);
 			pkts[nrx++] = m;
 		}

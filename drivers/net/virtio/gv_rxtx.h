@@ -151,24 +151,51 @@ static __rte_always_inline void gv_rx_init_mbuf(const struct gv_rxq *rxq, struct
 }
 
 /*
- * Where an RX buffer goes in its mbuf: every one is posted from the end
- * of the headroom (a cache line boundary) to the end of the data room. A
- * packet's first buffer starts with the virtio-net header, so the frame
- * follows it at data_off RTE_PKTMBUF_HEADROOM + the header's size: the
- * header shares the frame's first cache line. When the application
- * forwards the packet it writes that line (addresses), and TX then puts
- * its own header into the same line: the device reads one line fewer
- * that the driver's core holds, and the driver writes none it does not
- * already hold (with the header in the line before, each forwarded packet
- * moved one more line between the two cores, both ways). Later buffers of
- * a packet (mergeable buffers, chains) hold data from their first byte.
+ * Where an RX buffer goes in its mbuf: rxq->front (gv_rxq_refill) to the
+ * end of the data room; a packet's first buffer starts with the
+ * virtio-net header and the frame follows it. Two places, by one
+ * question: must TX write into the header's bytes when the application
+ * forwards the packet?
+ *
+ * DPDK's vhost (and any device that writes a field only where it
+ * differs) reads each header field before writing it. That load stalls
+ * when the line was last written, or read, on the driver's core; stores
+ * (the frame's copy) do not stall. So the header wants a line the
+ * driver's core leaves alone, and a forwarded packet's TX header wants
+ * a line the application has written anyway.
+ *
+ * - Mergeable buffers: the device writes num_buffers (1 or more) and a
+ *   forwarded packet's TX header must carry 0 there (a spec MUST), so
+ *   TX writes the header's line on every forwarded packet. The header
+ *   shares the frame's first line (front RTE_PKTMBUF_HEADROOM, the frame
+ *   after the header): the line TX writes is one the application wrote,
+ *   and the device moves one line per packet, not two. The cost: when
+ *   the application only reads its packets, the device's header loads
+ *   find the frame's line on the driver's core (docs/performance.md,
+ *   "Session 14").
+ * - Otherwise the header the device leaves is all zero, TX finds it
+ *   zero and writes nothing (gv_tx.h hdr_zero), and the header takes the
+ *   end of the headroom's last line (front RTE_PKTMBUF_HEADROOM minus
+ *   the header; the frame at RTE_PKTMBUF_HEADROOM, as DPDK's PMD does):
+ *   no driver write or read ever touches that line.
+ *
+ * Later buffers of a packet (mergeable buffers, chains) hold data from
+ * their first byte: mergeable ones posted at rxq->front, a chain's at
+ * RTE_PKTMBUF_HEADROOM (its mbufs come reset from the pool).
  */
-#define GV_RX_FRONT RTE_PKTMBUF_HEADROOM
+static_assert(RTE_PKTMBUF_HEADROOM >= sizeof(struct gv_net_hdr_hash),
+	      "the headroom holds the largest virtio-net header");
+
+static inline uint16_t gv_rx_front(uint16_t hdr_size, bool mrg)
+{
+	return (uint16_t)(mrg ? RTE_PKTMBUF_HEADROOM : RTE_PKTMBUF_HEADROOM - hdr_size);
+}
 
 /* The virtio-net header of a packet's first buffer (the device wrote it). */
-static __rte_always_inline const struct gv_net_hdr *rx_hdr(const struct rte_mbuf *m)
+static __rte_always_inline const struct gv_net_hdr *rx_hdr(const struct gv_rxq *rxq,
+							    const struct rte_mbuf *m)
 {
-	return (const struct gv_net_hdr *)((char *)m->buf_addr + GV_RX_FRONT);
+	return (const struct gv_net_hdr *)((char *)m->buf_addr + rxq->front);
 }
 
 /*
@@ -189,7 +216,7 @@ static __rte_always_inline struct rte_mbuf *gv_rx_mrg_add(struct gv_rxq *rxq, st
 	if (!head) {
 		/* Only where the device wrote a header (no read of a runt's stale bytes). */
 		const uint16_t nb =
-			len > hdr ? *(const volatile uint16_t *)&rx_hdr(m)->num_buffers : 0;
+			len > hdr ? *(const volatile uint16_t *)&rx_hdr(rxq, m)->num_buffers : 0;
 
 		if (unlikely(nb == 0 || nb > GV_MAX_MRG_BUFS)) {
 			rxq->q.st.errors++;
@@ -202,7 +229,7 @@ static __rte_always_inline struct rte_mbuf *gv_rx_mrg_add(struct gv_rxq *rxq, st
 		rxq->mrg_left = (uint16_t)(nb - 1);
 	} else {
 		gv_rx_init_mbuf(rxq, m, len);
-		m->data_off = GV_RX_FRONT;
+		m->data_off = rxq->front;
 		rxq->mrg_tail->next = m;
 		rxq->mrg_tail = m;
 		head->nb_segs++;
