@@ -173,11 +173,14 @@ static __rte_always_inline void gv_rx_init_mbuf(const struct gv_rxq *rxq, struct
  *   the application only reads its packets, the device's header loads
  *   find the frame's line on the driver's core (docs/performance.md,
  *   "Session 14").
- * - Otherwise the header the device leaves is all zero, TX finds it
- *   zero and writes nothing (gv_tx.h hdr_zero), and the header takes the
- *   end of the headroom's last line (front RTE_PKTMBUF_HEADROOM minus
- *   the header; the frame at RTE_PKTMBUF_HEADROOM, as DPDK's PMD does):
- *   no driver write or read ever touches that line.
+ * - Otherwise the header the device leaves is all zero (no offloads),
+ *   TX finds it zero and writes nothing (gv_tx.h hdr_zero), and the
+ *   header takes the end of the headroom's last line (front
+ *   RTE_PKTMBUF_HEADROOM minus the header; the frame at
+ *   RTE_PKTMBUF_HEADROOM, as DPDK's PMD does): no driver store touches
+ *   that line, and only TX's check of a forwarded packet loads it. A
+ *   device that writes num_buffers 1 here too (the spec asks it of
+ *   VERSION_1 devices) makes TX store the 0 back: correct, one line more.
  *
  * Later buffers of a packet (mergeable buffers, chains) hold data from
  * their first byte: mergeable ones posted at rxq->front, a chain's at
