@@ -65,7 +65,7 @@ static void test_traffic(void **state)
 	struct rte_ether_addr mac;
 	const uint32_t total = 300;
 	struct gv_loop_stats s;
-	uint32_t seq = 0, rx = 0, hdr, front;
+	uint32_t seq = 0, rx = 0, hdr, frame_off;
 
 	print_message("devargs: %s\n", tc->args);
 	assert_int_equal(port_probe(&p, tc->args), 0);
@@ -79,8 +79,8 @@ static void test_traffic(void **state)
 	 * line with mergeable buffers, at the headroom's end (the header in
 	 * the line before) without them (gv_rxtx.h gv_rx_front).
 	 */
-	front = s.features & (1ULL << GV_NET_F_MRG_RXBUF) ? RTE_PKTMBUF_HEADROOM + hdr
-							  : RTE_PKTMBUF_HEADROOM;
+	frame_off = s.features & (1ULL << GV_NET_F_MRG_RXBUF) ? RTE_PKTMBUF_HEADROOM + hdr
+							      : RTE_PKTMBUF_HEADROOM;
 	while (seq < total) {
 		struct rte_mbuf *tx[32], *r[64];
 		uint16_t n = 32, k;
@@ -100,7 +100,7 @@ static void test_traffic(void **state)
 			if (len > 2048)
 				assert_true(r[i]->nb_segs > 1 || r[i]->buf_len > len);
 			/* A fresh packet mbuf, however the last user left it. */
-			assert_int_equal(r[i]->data_off, front);
+			assert_int_equal(r[i]->data_off, frame_off);
 			assert_int_equal(r[i]->ol_flags, 0);
 			assert_int_equal(r[i]->packet_type, 0);
 			assert_int_equal(r[i]->port, p.id);
