@@ -83,35 +83,6 @@ _Static_assert(__builtin_offsetof(struct gv_split_desc, flags) == 12 &&
 		       __builtin_offsetof(struct gv_slot, last) == 14,
 	       "layouts gvb_put32_16_16 writes");
 
-/* Two adjacent 16-bit fields (4-byte aligned) with one 32-bit store. */
-GV_INLINE void gvb_put16_16(void *p, uint16_t a, uint16_t b)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	const uint32_t v = (uint32_t)a | (uint32_t)b << 16;
-
-	memcpy(p, &v, sizeof(v));
-#else
-	memcpy(p, &a, 2);
-	memcpy((char *)p + 2, &b, 2);
-#endif
-}
-
-/* Two adjacent 16-bit fields (4-byte aligned) with one 32-bit load... */
-GV_INLINE uint32_t gvb_get16_16(const void *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-/* ...equal to this when they are (a, b). */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define GVB_16_16(a, b) ((uint32_t)(a) | (uint32_t)(b) << 16)
-#else
-#define GVB_16_16(a, b) ((uint32_t)(a) << 16 | (uint32_t)(b))
-#endif
-
 /* ------------------------------------------------------------- split -- */
 
 /* The free-list state a get loop carries across its (at most two) runs. */
@@ -147,8 +118,7 @@ GV_INLINE uint32_t split_used_run(const struct gv_split_used_elem *ring, const u
 	for (j = -(intptr_t)run; j != 0; j++) {
 		/* Index-wide: no extension before the array indexing. */
 		const uintptr_t id = gv_load32(&u[j].id);
-		uint32_t len = gv_load32(&u[j].len), nd;
-		uintptr_t last = id;
+		uint32_t len = gv_load32(&u[j].len);
 		struct gv_slot *s;
 
 		if (in_order) {
@@ -165,20 +135,10 @@ GV_INLINE uint32_t split_used_run(const struct gv_split_used_elem *ring, const u
 				break;
 			len = 0; /* nothing was writable (TX): the length means nothing */
 		}
-		/* ndesc and split's unused `last` (always 0) in one compare. */
-		if (GV_UNLIKELY(gvb_get16_16(&s->ndesc) != GVB_16_16(1, 0))) {
-			nd = s->ndesc;
-			if (nd == 0)
-				break; /* not in flight */
-			last = split_chain_last(next, (uint32_t)id, nd);
-			extra += nd - 1;
-		}
+		if (GV_UNLIKELY(!split_free_tail(s, next, id, &link, &extra)))
+			break; /* not in flight */
 		ck[j] = s->cookie;
 		ln[j] = len;
-		/* Not in flight; one 32-bit store (split's `last` is unused). */
-		gvb_put16_16(&s->ndesc, 0, 0);
-		*link = (uint16_t)id; /* the tail: where link points */
-		link = &next[last];
 	}
 	acc->link = link;
 	acc->extra = extra;
@@ -242,19 +202,10 @@ GV_INLINE void split_reclaim_run(const uint16_t *order, void **cookies, uint32_t
 	for (intptr_t j = -(intptr_t)run; j != 0; j++) {
 		const uintptr_t head = od[j];
 		struct gv_slot *const s = &slot[head];
-		uintptr_t last = head;
 
 		ck[j] = s->cookie;
-		/* ndesc and split's unused `last` (always 0) in one compare. */
-		if (GV_UNLIKELY(gvb_get16_16(&s->ndesc) != GVB_16_16(1, 0))) {
-			const uint32_t nd = s->ndesc;
-
-			last = split_chain_last(next, (uint32_t)head, nd);
-			extra += nd - 1; /* modulo 2^32: num_free grows by nd */
-		}
-		gvb_put16_16(&s->ndesc, 0, 0);
-		*link = (uint16_t)head;
-		link = &next[last];
+		/* Every chain in the order ring is in flight. */
+		(void)split_free_tail(s, next, head, &link, &extra);
 	}
 	*linkp = link;
 	*extrap = extra;

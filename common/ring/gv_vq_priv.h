@@ -144,4 +144,33 @@ struct gv_vq {
 
 #define GV_INLINE static inline __attribute__((always_inline))
 
+/* Two adjacent 16-bit fields (4-byte aligned) with one 32-bit store. */
+GV_INLINE void gvb_put16_16(void *p, uint16_t a, uint16_t b)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint32_t v = (uint32_t)a | (uint32_t)b << 16;
+
+	memcpy(p, &v, sizeof(v));
+#else
+	memcpy(p, &a, 2);
+	memcpy((char *)p + 2, &b, 2);
+#endif
+}
+
+/* Two adjacent 16-bit fields (4-byte aligned) with one 32-bit load... */
+GV_INLINE uint32_t gvb_get16_16(const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* ...equal to this when they are (a, b). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define GVB_16_16(a, b) ((uint32_t)(a) | (uint32_t)(b) << 16)
+#else
+#define GVB_16_16(a, b) ((uint32_t)(a) << 16 | (uint32_t)(b))
+#endif
+
 #endif /* GV_VQ_PRIV_H */

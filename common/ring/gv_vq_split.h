@@ -71,6 +71,36 @@ GV_INLINE uint32_t split_chain_last(const uint16_t *next, uint32_t head, uint32_
 }
 
 /*
+ * Link the chain at `id` (its slot `s`) to the free list's tail, the one
+ * place every split get and reclaim loop frees through. *linkp points at
+ * where the tail's link goes (next[] of the tail's last descriptor, or
+ * free_head while the list is empty) and moves on to the chain's last
+ * descriptor; the caller stores the tail once, as (*linkp - next), and
+ * adds one per chain plus *extrap (descriptors beyond the first) to
+ * num_free. A one-descriptor chain, what the burst verbs post, takes one
+ * 32-bit compare (ndesc 1 and split's unused `last` 0) and no load of
+ * next[]. Returns false, freeing nothing, when the slot is not in flight.
+ */
+GV_INLINE bool split_free_tail(struct gv_slot *s, uint16_t *next, uintptr_t id, uint16_t **linkp,
+			       uint32_t *extrap)
+{
+	uintptr_t last = id;
+
+	if (GV_UNLIKELY(gvb_get16_16(&s->ndesc) != GVB_16_16(1, 0))) {
+		const uint32_t nd = s->ndesc;
+
+		if (nd == 0)
+			return false;
+		last = split_chain_last(next, (uint32_t)id, nd);
+		*extrap += nd - 1;
+	}
+	gvb_put16_16(&s->ndesc, 0, 0);
+	**linkp = (uint16_t)id;
+	*linkp = &next[last];
+	return true;
+}
+
+/*
  * Give a returned chain's descriptors back to the private free list, at
  * its tail. With IN_ORDER descriptors so keep being used in ring order, as
  * the spec asks of an IN_ORDER driver (virtio 1.2, 2.7.9). Without it a
@@ -82,18 +112,13 @@ GV_INLINE uint32_t split_chain_last(const uint16_t *next, uint32_t head, uint32_
  */
 GV_INLINE void split_free_chain(struct gv_vq *vq, uint16_t head)
 {
-	struct gv_slot *s = &vq->slot[head];
-	const uint16_t last = (uint16_t)split_chain_last(vq->next, head, s->ndesc);
+	uint16_t *link = vq->num_free ? &vq->next[vq->s.free_tail] : &vq->s.free_head;
+	uint32_t extra = 0;
 
-	if (vq->num_free == 0) {
-		vq->s.free_head = head;
-		vq->s.free_tail = last;
-	} else {
-		vq->next[vq->s.free_tail] = head;
-		vq->s.free_tail = last;
-	}
-	vq->num_free += s->ndesc;
-	s->ndesc = 0;
+	if (!split_free_tail(&vq->slot[head], vq->next, head, &link, &extra))
+		return;
+	vq->s.free_tail = (uint16_t)(link - vq->next);
+	vq->num_free += 1 + extra;
 	vq->inflight--;
 }
 
@@ -230,8 +255,7 @@ GV_INLINE uint16_t split_used_avail(struct gv_vq *vq, const enum gv_barrier B)
  * The loop works on local copies of the queue state and writes them back
  * once: its stores into cookies[], lens[] and the private arrays could
  * alias struct gv_vq as far as the compiler knows, which would otherwise
- * reload and store every field per entry. The free-list splice is
- * split_free_chain's, on those copies.
+ * reload and store every field per entry.
  */
 GV_INLINE uint32_t split_get_used_t(struct gv_vq *vq, void **cookies, uint32_t *lens,
 				    uint32_t n, const bool in_order, const enum gv_barrier B)
@@ -243,9 +267,8 @@ GV_INLINE uint32_t split_get_used_t(struct gv_vq *vq, void **cookies, uint32_t *
 	const uint16_t *order = vq->order;
 	const uint32_t num = vq->num, mask = vq->mask;
 	uint16_t last_used = vq->s.last_used;
-	uint16_t free_head = vq->s.free_head, free_tail = vq->s.free_tail;
-	uint32_t num_free = vq->num_free, inflight = vq->inflight;
-	uint32_t k;
+	uint16_t *link = vq->num_free ? &next[vq->s.free_tail] : &vq->s.free_head;
+	uint32_t extra = 0, k;
 
 	if (n > pending)
 		n = pending;
@@ -253,7 +276,6 @@ GV_INLINE uint32_t split_get_used_t(struct gv_vq *vq, void **cookies, uint32_t *
 		const struct gv_split_used_elem *e = &ring[last_used & mask];
 		uint32_t id = gv_load32(&e->id), len = gv_load32(&e->len);
 		struct gv_slot *s;
-		uint16_t last;
 
 		if (GV_UNLIKELY(id >= num)) {
 			GV_VQ_FAIL(vq, bad_id);
@@ -278,24 +300,14 @@ GV_INLINE uint32_t split_get_used_t(struct gv_vq *vq, void **cookies, uint32_t *
 		cookies[k] = s->cookie;
 		if (lens)
 			lens[k] = len;
-		last = (uint16_t)split_chain_last(next, id, s->ndesc);
-		if (num_free == 0) {
-			free_head = (uint16_t)id;
-			free_tail = last;
-		} else {
-			next[free_tail] = (uint16_t)id;
-			free_tail = last;
-		}
-		num_free += s->ndesc;
-		s->ndesc = 0;
-		inflight--;
+		(void)split_free_tail(s, next, id, &link, &extra); /* in flight: checked above */
 		last_used++;
 	}
+	if (k)
+		vq->s.free_tail = (uint16_t)(link - next);
 	vq->s.last_used = last_used;
-	vq->s.free_head = free_head;
-	vq->s.free_tail = free_tail;
-	vq->num_free = num_free;
-	vq->inflight = inflight;
+	vq->num_free += k + extra;
+	vq->inflight -= k;
 	return k;
 }
 
