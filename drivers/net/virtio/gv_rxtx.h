@@ -169,16 +169,21 @@ static __rte_always_inline void gv_rx_init_mbuf(const struct gv_rxq *rxq, struct
  *   TX writes the header's line on every forwarded packet. The header
  *   shares the frame's first line (front RTE_PKTMBUF_HEADROOM, the frame
  *   after the header): the line TX writes is one the application wrote,
- *   and the device moves one line per packet, not two. The cost: when
- *   the application only reads its packets, the device's header loads
- *   find the frame's line on the driver's core (docs/performance.md,
- *   "Session 14").
+ *   and the device moves one line per packet, not two. The frame then
+ *   starts 12 bytes past a 16-byte boundary, where DPDK's vhost copies
+ *   a 1518-byte frame on a split ring in about a third of the time it
+ *   takes at 128 (docs/performance.md, "Session 16"). The cost: when the application
+ *   only reads its packets, the device's header loads find the frame's
+ *   line on the driver's core ("Session 14").
  * - Otherwise the header the device leaves is all zero (no offloads),
  *   TX finds it zero and writes nothing (gv_tx.h hdr_zero), and the
  *   header takes the end of the headroom's last line (front
  *   RTE_PKTMBUF_HEADROOM minus the header; the frame at
  *   RTE_PKTMBUF_HEADROOM, as DPDK's PMD does): no driver store touches
- *   that line, and only TX's check of a forwarded packet loads it. A
+ *   that line, and only TX's check of a forwarded packet loads it.
+ *   Large frames are copied at DPDK's PMD's pace, not faster: no offset
+ *   off the 16-byte boundary keeps the header's fields out of the
+ *   frame's line ("Session 16"). A
  *   device that writes num_buffers 1 here too (the spec asks it of
  *   VERSION_1 devices) makes TX store the 0 back: correct, one line more.
  *
