@@ -156,7 +156,7 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 	const uint16_t *const order = vq->order;
 	const uint32_t num = vq->num;
 	struct split_free_acc acc = {
-		.link = vq->num_free ? &next[vq->s.free_tail] : &vq->s.free_head,
+		.link = split_free_link(vq),
 		.extra = 0,
 	};
 	const uint32_t pos = lu & vq->mask;
@@ -175,11 +175,8 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 	if (GV_UNLIKELY(k == run && k < n))
 		k += split_used_run(ring, order, cookies + k, lens + k, n - k, slot, next, num, &acc,
 				    in_order);
-	if (k)
-		vq->s.free_tail = (uint16_t)(acc.link - next); /* it points at next[tail] */
 	vq->s.last_used = (uint16_t)(lu + k);
-	vq->num_free += k + acc.extra;
-	vq->inflight -= k;
+	split_free_done(vq, acc.link, k, acc.extra);
 	if (GV_UNLIKELY(k < n))
 		k += split_get_used_t(vq, cookies + k, lens + k, n - k, in_order, B);
 	return k;
@@ -220,7 +217,7 @@ GV_INLINE uint32_t split_reclaim_fast(struct gv_vq *vq, void **cookies, uint32_t
 	uint16_t *const next = vq->next;
 	const uint16_t *const order = vq->order;
 	const uint32_t num = vq->num, pos = lu & vq->mask;
-	uint16_t *link = vq->num_free ? &next[vq->s.free_tail] : &vq->s.free_head;
+	uint16_t *link = split_free_link(vq);
 	uint32_t extra = 0, run;
 	const uint16_t pending = split_used_avail(vq, B); /* last, as above */
 
@@ -232,11 +229,8 @@ GV_INLINE uint32_t split_reclaim_fast(struct gv_vq *vq, void **cookies, uint32_t
 	split_reclaim_run(order + pos, cookies, run, slot, next, &link, &extra);
 	if (GV_UNLIKELY(run < n))
 		split_reclaim_run(order, cookies + run, n - run, slot, next, &link, &extra);
-	/* n >= 1: link points at next[] of the last chain's last descriptor. */
-	vq->s.free_tail = (uint16_t)(link - next);
 	vq->s.last_used = (uint16_t)(lu + n);
-	vq->num_free += n + extra;
-	vq->inflight -= n;
+	split_free_done(vq, link, n, extra);
 	return n;
 }
 

@@ -100,6 +100,25 @@ GV_INLINE bool split_free_tail(struct gv_slot *s, uint16_t *next, uintptr_t id, 
 	return true;
 }
 
+/* Where split_free_tail's first link goes: next[] of the free list's tail, or free_head. */
+GV_INLINE uint16_t *split_free_link(struct gv_vq *vq)
+{
+	return vq->num_free ? &vq->next[vq->s.free_tail] : &vq->s.free_head;
+}
+
+/*
+ * Close k chains freed through split_free_tail: the tail is where the link
+ * points (next[] of the last chain's last descriptor), stored only when
+ * something was freed.
+ */
+GV_INLINE void split_free_done(struct gv_vq *vq, const uint16_t *link, uint32_t k, uint32_t extra)
+{
+	if (k)
+		vq->s.free_tail = (uint16_t)(link - vq->next);
+	vq->num_free += k + extra;
+	vq->inflight -= k;
+}
+
 /*
  * Give a returned chain's descriptors back to the private free list, at
  * its tail. With IN_ORDER descriptors so keep being used in ring order, as
@@ -112,14 +131,11 @@ GV_INLINE bool split_free_tail(struct gv_slot *s, uint16_t *next, uintptr_t id, 
  */
 GV_INLINE void split_free_chain(struct gv_vq *vq, uint16_t head)
 {
-	uint16_t *link = vq->num_free ? &vq->next[vq->s.free_tail] : &vq->s.free_head;
+	uint16_t *link = split_free_link(vq);
 	uint32_t extra = 0;
 
-	if (!split_free_tail(&vq->slot[head], vq->next, head, &link, &extra))
-		return;
-	vq->s.free_tail = (uint16_t)(link - vq->next);
-	vq->num_free += 1 + extra;
-	vq->inflight--;
+	if (split_free_tail(&vq->slot[head], vq->next, head, &link, &extra))
+		split_free_done(vq, link, 1, extra);
 }
 
 /* Record the chain at the next avail entry (published by flush). */
@@ -267,7 +283,7 @@ GV_INLINE uint32_t split_get_used_t(struct gv_vq *vq, void **cookies, uint32_t *
 	const uint16_t *order = vq->order;
 	const uint32_t num = vq->num, mask = vq->mask;
 	uint16_t last_used = vq->s.last_used;
-	uint16_t *link = vq->num_free ? &next[vq->s.free_tail] : &vq->s.free_head;
+	uint16_t *link = split_free_link(vq);
 	uint32_t extra = 0, k;
 
 	if (n > pending)
@@ -303,11 +319,8 @@ GV_INLINE uint32_t split_get_used_t(struct gv_vq *vq, void **cookies, uint32_t *
 		(void)split_free_tail(s, next, id, &link, &extra); /* in flight: checked above */
 		last_used++;
 	}
-	if (k)
-		vq->s.free_tail = (uint16_t)(link - next);
 	vq->s.last_used = last_used;
-	vq->num_free += k + extra;
-	vq->inflight -= k;
+	split_free_done(vq, link, k, extra);
 	return k;
 }
 
