@@ -59,7 +59,8 @@ static bool same(const struct gv_user_args *a, const struct gv_user_args *b)
 	       a->queues == b->queues && a->queue_size == b->queue_size && a->speed == b->speed &&
 	       a->have_mac == b->have_mac &&
 	       (!a->have_mac || rte_is_same_ether_addr(&a->mac, &b->mac)) &&
-	       a->ring.force == b->ring.force && a->ring.vec_mode == b->ring.vec_mode;
+	       a->ring.force == b->ring.force && a->ring.vec_mode == b->ring.vec_mode &&
+	       a->ring.rx_hdr == b->ring.rx_hdr;
 }
 
 /* pci: the PCI device's keys (no path; queues 0 = every pair). */
@@ -82,6 +83,9 @@ static void check_ranges(const struct gv_user_args *a, bool pci)
 	FZ_CHECK(a->ring.vec_mode == GV_VEC_AUTO || a->ring.vec_mode == GV_VEC_OFF ||
 			 a->ring.vec_mode == GV_VEC_ON,
 		 "vectorized %d", a->ring.vec_mode);
+	FZ_CHECK(a->ring.rx_hdr == GV_RX_HDR_AUTO || a->ring.rx_hdr == GV_RX_HDR_SHARED ||
+			 a->ring.rx_hdr == GV_RX_HDR_OWN,
+		 "rx_hdr_line %d", a->ring.rx_hdr);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -133,6 +137,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(again + strlen(again), 32, ",datapath=%s", paths[a.ring.force]);
 	if (a.ring.vec_mode != GV_VEC_AUTO)
 		snprintf(again + strlen(again), 32, ",vectorized=%d", a.ring.vec_mode == GV_VEC_ON);
+	if (a.ring.rx_hdr != GV_RX_HDR_AUTO)
+		snprintf(again + strlen(again), 32, ",rx_hdr_line=%s",
+			 a.ring.rx_hdr == GV_RX_HDR_SHARED ? "shared" : "own");
 	if (a.have_mac) {
 		strcat(again, ",mac=");
 		rte_ether_format_addr(again + strlen(again), RTE_ETHER_ADDR_FMT_SIZE, &a.mac);

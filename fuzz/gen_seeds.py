@@ -228,6 +228,8 @@ for i, s in enumerate([
         'path=' + 'x' * 108,
         'path=/tmp/s,mrg_rxbuf=0,vectorized=1',
         'path=/tmp/s,vectorized=0,vectorized=2',
+        'path=/tmp/s,mrg_rxbuf=1,rx_hdr_line=own',
+        'path=/tmp/s,rx_hdr_line=shared,rx_hdr_line=owned',
 ]):
     write('fuzz_devargs', '%02d' % i, s.encode())
 

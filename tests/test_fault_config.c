@@ -320,7 +320,8 @@ static void test_devargs(void **state)
 		{ true, "features=zz", "features" },	{ true, "ctrl_silent=2", "ctrl_silent" },
 		{ true, "mac=00:00:00:00:00:00", "mac" },
 		{ false, "vectorized=2", "vectorized" },	{ false, "vectorized=", "vectorized" },
-		{ true, "vectorized=x", "vectorized" },
+		{ true, "vectorized=x", "vectorized" },	{ false, "rx_hdr_line=1", "rx_hdr_line" },
+		{ false, "rx_hdr_line=", "rx_hdr_line" }, { true, "rx_hdr_line=Own", "rx_hdr_line" },
 	};
 	char sock[200], args[400], what[64];
 	unsigned int n = 0;

@@ -13,6 +13,8 @@
  * offloads: test_loop_offload.c.
  */
 #define ALLOW_EXPERIMENTAL_API /* rte_eth_get_monitor_addr */
+#include <string.h>
+
 #include <rte_cycles.h>
 #include <rte_power_intrinsics.h>
 
@@ -55,6 +57,17 @@ static const struct traffic_case traffic_cases[] = {
 	{ "packed_vq=1,mrg_rxbuf=0,in_order=0,queue_size=100,vectorized=1", 0, 1514 },
 	/* not eligible: the scalar paths serve it */
 	{ "packed_vq=0,mrg_rxbuf=0,mtu=9000,vectorized=1", 9000, 9014 },
+	/* the RX header's line chosen against the default (rx_hdr_line=) */
+	{ "packed_vq=0,mrg_rxbuf=1,rx_hdr_line=own", 0, 1514 },
+	{ "packed_vq=1,mrg_rxbuf=1,rx_hdr_line=own", 0, 1514 },
+	{ "packed_vq=0,mrg_rxbuf=1,in_order=0,datapath=simple,vectorized=0,rx_hdr_line=own", 0,
+	  1514 },
+	{ "packed_vq=1,mrg_rxbuf=1,in_order=0,datapath=full,rx_hdr_line=own", 0, 1514 },
+	{ "packed_vq=0,mrg_rxbuf=1,mtu=9000,rx_hdr_line=own", 9000, 9014 },
+	{ "packed_vq=0,mrg_rxbuf=0,rx_hdr_line=shared", 0, 1514 },
+	{ "packed_vq=1,mrg_rxbuf=0,rx_hdr_line=shared", 0, 1514 },
+	{ "packed_vq=1,mrg_rxbuf=0,in_order=0,datapath=simple,rx_hdr_line=shared", 0, 1514 },
+	{ "packed_vq=0,mrg_rxbuf=0,in_order=0,mtu=9000,rx_hdr_line=shared", 9000, 9014 },
 };
 
 static void test_traffic(void **state)
@@ -66,6 +79,7 @@ static void test_traffic(void **state)
 	const uint32_t total = 300;
 	struct gv_loop_stats s;
 	uint32_t seq = 0, rx = 0, hdr, frame_off;
+	bool shared;
 
 	print_message("devargs: %s\n", tc->args);
 	assert_int_equal(port_probe(&p, tc->args), 0);
@@ -76,11 +90,13 @@ static void test_traffic(void **state)
 	hdr = s.features & ((1ULL << GV_F_VERSION_1) | (1ULL << GV_NET_F_MRG_RXBUF)) ? 12 : 10;
 	/*
 	 * Where the frame starts: after a header that shares its first cache
-	 * line with mergeable buffers, at the headroom's end (the header in
-	 * the line before) without them (gv_rxtx.h gv_rx_front).
+	 * line (with mergeable buffers, or rx_hdr_line=shared), at the
+	 * headroom's end (the header in the line before: without them, or
+	 * rx_hdr_line=own; gv_rxtx.h gv_rx_front).
 	 */
-	frame_off = s.features & (1ULL << GV_NET_F_MRG_RXBUF) ? RTE_PKTMBUF_HEADROOM + hdr
-							      : RTE_PKTMBUF_HEADROOM;
+	shared = strstr(tc->args, "rx_hdr_line=") ? strstr(tc->args, "rx_hdr_line=shared") != NULL
+						  : (s.features & (1ULL << GV_NET_F_MRG_RXBUF)) != 0;
+	frame_off = RTE_PKTMBUF_HEADROOM + (shared ? hdr : 0);
 	while (seq < total) {
 		struct rte_mbuf *tx[32], *r[64];
 		uint16_t n = 32, k;

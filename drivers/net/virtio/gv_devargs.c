@@ -2,10 +2,10 @@
 /*
  * gv_devargs.c - the devargs parser of the net_gvirtio_user vdev
  * (path, server, queues, queue_size, mac, packed_vq, mrg_rxbuf, in_order,
- * datapath, speed; see gv_devargs.h) and of net_gvirtio PCI devices (the
- * same keys without path and server). Every value is untrusted text:
- * numbers are range-checked, booleans are exactly 0 or 1, unknown keys are
- * refused. Needs rte_kvargs, rte_ether and rte_log only (fuzzed alone).
+ * vectorized, datapath, rx_hdr_line, speed; see gv_devargs.h) and of
+ * net_gvirtio PCI devices (the same keys without path and server). Every
+ * value is untrusted text: numbers are range-checked, booleans are exactly
+ * 0 or 1, names one of a list, unknown keys are refused. Needs rte_kvargs, rte_ether and rte_log only (fuzzed alone).
  * Its value parsers and key loop (gv_devarg_*) serve net_gvirtio_loop too.
  */
 #include <errno.h>
@@ -101,7 +101,7 @@ int gv_devarg_datapath(const char *key, const char *v, enum gv_force_path *out)
 void gv_ring_args_defaults(struct gv_ring_args *r)
 {
 	*r = (struct gv_ring_args){ .mrg = true, .in_order = true, .vec_mode = GV_VEC_AUTO,
-				    .force = GV_FORCE_NONE };
+				    .force = GV_FORCE_NONE, .rx_hdr = GV_RX_HDR_AUTO };
 }
 
 int gv_devarg_ring(const char *key, const char *v, struct gv_ring_args *r)
@@ -122,6 +122,14 @@ int gv_devarg_ring(const char *key, const char *v, struct gv_ring_args *r)
 	}
 	if (!strcmp(key, "datapath"))
 		return gv_devarg_datapath(key, v, &r->force);
+	if (!strcmp(key, "rx_hdr_line")) {
+		if (!strcmp(v, "shared") || !strcmp(v, "own")) {
+			r->rx_hdr = v[0] == 's' ? GV_RX_HDR_SHARED : GV_RX_HDR_OWN;
+			return 0;
+		}
+		GV_LOG(ERR, "devarg %s=%s: expected shared or own", key, v);
+		return -EINVAL;
+	}
 	return 1;
 }
 

@@ -26,14 +26,17 @@
 /*
  * The ring layout and datapath keys every vdev of the PMD takes (and PCI
  * devices): packed_vq, mrg_rxbuf, in_order (0|1), vectorized (0|1),
- * datapath (simple|inorder|full). GV_RING_KEYS lists them for a key list.
+ * datapath (simple|inorder|full), rx_hdr_line (shared|own). GV_RING_KEYS
+ * lists them for a key list.
  */
-#define GV_RING_KEYS "packed_vq", "mrg_rxbuf", "in_order", "vectorized", "datapath"
+#define GV_RING_KEYS \
+	"packed_vq", "mrg_rxbuf", "in_order", "vectorized", "datapath", "rx_hdr_line"
 
 struct gv_ring_args {
 	bool packed, mrg, in_order; /* default false, true, true */
 	enum gv_vec_mode vec_mode; /* vectorized=0|1 (OFF|ON), default AUTO */
 	enum gv_force_path force; /* datapath=, default GV_FORCE_NONE */
+	enum gv_rx_hdr rx_hdr; /* rx_hdr_line=shared|own, default AUTO */
 };
 
 struct gv_user_args {
@@ -93,6 +96,7 @@ static inline void gv_ring_args_apply(struct gv_hw *hw, const struct gv_ring_arg
 	hw->want_in_order = r->in_order;
 	hw->force_path = r->force;
 	hw->vec_mode = r->vec_mode;
+	hw->rx_hdr = r->rx_hdr;
 }
 /*
  * Parse "key=value,..." (args may be NULL) and hand each pair to fn, in

@@ -145,6 +145,9 @@ int gv_path_select(struct gv_hw *hw, uint64_t rx_offloads, uint64_t tx_offloads,
 		       "no rx offloads, frames in one mbuf, and SSE4.2 within EAL's SIMD limit)", hw->name);
 	GV_LOG(INFO, "%s: rx path %s, tx path %s (%s ring)", hw->name, gv_rx_path_name(hw->rx_path),
 	       gv_tx_path_name(hw->tx_path), hw->layout == GV_LAYOUT_PACKED ? "packed" : "split");
+	GV_LOG(INFO, "%s: rx header in %s cache line (rx_hdr_line=%s)", hw->name,
+	       gv_rx_hdr_shared(hw) ? "the frame's first" : "its own",
+	       gv_rx_hdr_shared(hw) ? "shared" : "own");
 	if (gv_rx_path_vec(hw->rx_path))
 		GV_LOG(INFO, "%s: vector rx keeps no multicast/broadcast counters "
 		       "(vectorized=0 keeps them)", hw->name);

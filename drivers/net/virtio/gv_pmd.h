@@ -67,6 +67,13 @@ enum gv_force_path {
  */
 enum gv_vec_mode { GV_VEC_AUTO, GV_VEC_OFF, GV_VEC_ON };
 
+/*
+ * rx_hdr_line=: where an RX buffer's virtio-net header sits against the
+ * frame (gv_rxtx.h gv_rx_front). AUTO (no devarg): SHARED with
+ * mergeable buffers, OWN without.
+ */
+enum gv_rx_hdr { GV_RX_HDR_AUTO, GV_RX_HDR_SHARED, GV_RX_HDR_OWN };
+
 const char *gv_rx_path_name(enum gv_rx_path p);
 const char *gv_tx_path_name(enum gv_tx_path p);
 
@@ -178,6 +185,7 @@ struct gv_hw {
 	bool want_packed, want_mrg, want_in_order;
 	enum gv_force_path force_path;
 	enum gv_vec_mode vec_mode; /* vectorized= */
+	enum gv_rx_hdr rx_hdr; /* rx_hdr_line= */
 	uint32_t speed; /* speed= in Mbps, 0: unknown */
 	bool use_va; /* descriptors carry virtual addresses (vhost-user) */
 
@@ -212,6 +220,13 @@ struct gv_hw {
 static inline bool gv_has(const struct gv_hw *hw, unsigned int bit)
 {
 	return (hw->features & GV_BIT(bit)) != 0;
+}
+
+/* The RX header shares the frame's first line (rx_hdr_line=, gv_rxtx.h gv_rx_front). */
+static inline bool gv_rx_hdr_shared(const struct gv_hw *hw)
+{
+	return hw->rx_hdr == GV_RX_HDR_AUTO ? gv_has(hw, GV_NET_F_MRG_RXBUF)
+					    : hw->rx_hdr == GV_RX_HDR_SHARED;
 }
 
 /* True when membarrier(2) is not available: bursts fence themselves (gv_rxtx.c). */

@@ -187,7 +187,7 @@ int gv_rxq_refill(struct gv_rxq *rxq)
 
 	memset(&tmpl, 0, sizeof(tmpl));
 	rxq->mrg = gv_has(hw, GV_NET_F_MRG_RXBUF);
-	rxq->front = gv_rx_front(rxq->hdr_size, rxq->mrg);
+	rxq->front = gv_rx_front(rxq->hdr_size, gv_rx_hdr_shared(hw));
 	tmpl.data_off = (uint16_t)(rxq->front + rxq->hdr_size);
 	rte_mbuf_refcnt_set(&tmpl, 1);
 	tmpl.nb_segs = 1;

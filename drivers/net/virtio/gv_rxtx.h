@@ -187,6 +187,12 @@ static __rte_always_inline void gv_rx_init_mbuf(const struct gv_rxq *rxq, struct
  *   device that writes num_buffers 1 here too (the spec asks it of
  *   VERSION_1 devices) makes TX store the 0 back: correct, one line more.
  *
+ * Those are the defaults; the devarg rx_hdr_line=shared|own picks either
+ * layout for a port whatever the features: own for an application that
+ * reads what it receives and does not send it back out (guest RX at
+ * 64 B on the scalar paths: "Session 18"), shared for one that forwards
+ * large frames without mergeable buffers on a split ring.
+ *
  * Later buffers of a packet (mergeable buffers, chains) hold data from
  * their first byte: mergeable ones posted at rxq->front, a chain's at
  * RTE_PKTMBUF_HEADROOM (its mbufs come reset from the pool).
@@ -194,9 +200,9 @@ static __rte_always_inline void gv_rx_init_mbuf(const struct gv_rxq *rxq, struct
 static_assert(RTE_PKTMBUF_HEADROOM >= sizeof(struct gv_net_hdr_hash),
 	      "the headroom holds the largest virtio-net header");
 
-static inline uint16_t gv_rx_front(uint16_t hdr_size, bool mrg)
+static inline uint16_t gv_rx_front(uint16_t hdr_size, bool shared)
 {
-	return (uint16_t)(mrg ? RTE_PKTMBUF_HEADROOM : RTE_PKTMBUF_HEADROOM - hdr_size);
+	return (uint16_t)(shared ? RTE_PKTMBUF_HEADROOM : RTE_PKTMBUF_HEADROOM - hdr_size);
 }
 
 /* The virtio-net header of a packet's first buffer (the device wrote it). */
