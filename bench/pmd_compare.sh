@@ -169,6 +169,8 @@
 #                   `python3 bench/pmd_perf.py summarize FILE`)
 #   FE_EXTRA="..."  extra options for the driver-side testpmd, both drivers
 #                   (e.g. --rxfreet=8: the RX refill threshold)
+#   GV_DEVARGS=k=v,...  extra devargs for gvirtio's port, after the row's
+#                   (e.g. rx_hdr_line=own)
 #   KEEP=1          keep the per-sample logs (path printed at the end)
 #   DRY=1           print the rows and the run-time estimate, run nothing
 set -uo pipefail
@@ -180,7 +182,8 @@ RESULTS=$ROOT/bench/results
 # The exact command, for the report: the settings given, then the script.
 CMD=
 for v in FULL SWEEP ROUNDS SECS WARMUP ORDER SIZES FILTER CALLGRIND VG_ROWS VG_SECS VG_TRIES VG_NICE \
-	SWEEP_DIRS SWEEP_RINGS SWEEP_BURSTS SWEEP_DPDK HUGE PERF PERF_HZ PERF_PROC PLUGIN FE_EXTRA; do
+	SWEEP_DIRS SWEEP_RINGS SWEEP_BURSTS SWEEP_DPDK HUGE PERF PERF_HZ PERF_PROC PLUGIN FE_EXTRA \
+	GV_DEVARGS; do
 	[ -n "${!v+set}" ] || continue
 	if [[ ${!v} =~ ^[A-Za-z0-9_./,:+-]*$ ]]; then CMD+="$v=${!v} "; else CMD+="$v='${!v}' "; fi
 done
@@ -400,6 +403,7 @@ row_setup() {
 		elif [ "$GV_VEC" = 1 ]; then
 			DEVARGS+=",vectorized=1"
 		fi
+		[ -n "${GV_DEVARGS:-}" ] && DEVARGS+=",$GV_DEVARGS"
 	else
 		case $path in
 		inorder) inord=1 ;;
