@@ -106,6 +106,21 @@ static void test_corpus(void **state)
 }
 
 /*
+ * The corpus twice more, with rx_hdr_line=own and then shared on every
+ * input: where that is not the default (own with mergeable buffers,
+ * shared without), the header the device wrote sits 12 bytes from where
+ * the default puts it.
+ */
+static void test_corpus_rx_hdr(void **state)
+{
+	fz_pmd_rx_hdr = GV_RX_HDR_OWN;
+	test_corpus(state);
+	fz_pmd_rx_hdr = GV_RX_HDR_SHARED;
+	test_corpus(state);
+	fz_pmd_rx_hdr = GV_RX_HDR_AUTO;
+}
+
+/*
  * The same with vectorized=1: every split input without mergeable
  * buffers or RX offloads runs on the vector RX path (seed-split-vec-*:
  * out-of-order returns, duplicate and out-of-range ids, lengths beyond
@@ -172,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_rx_refill_on_broken_queue),
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_corpus_vectorized),
+		cmocka_unit_test(test_corpus_rx_hdr),
 		cmocka_unit_test(test_packed_vec_hostile),
 	};
 	int argc = 1;

@@ -29,7 +29,8 @@
  *           max_virtqueue_pairs, mtu, speed, duplex, rss limits)
  *   then opcodes (g_ops below) with their arguments, at most FZ_MAX_OPS.
  * Ports get the vectorized= default (AUTO), or vectorized=1/0 with
- * FZ_VECTORIZED=1/0 or fz_pmd_vec_mode (test_pmd_hostile).
+ * FZ_VECTORIZED=1/0 or fz_pmd_vec_mode (test_pmd_hostile); the
+ * rx_hdr_line= default, or FZ_RX_HDR=shared|own or fz_pmd_rx_hdr.
  * Invariants: every mbuf the PMD hands up is a sane mbuf of the RX pool
  * (rte_mbuf_check, segment bounds, lengths that add up, the port id);
  * no mbuf is lost or freed twice (pool counts after the port is gone).
@@ -60,6 +61,7 @@
 static struct rte_mempool *g_rx_big, *g_rx_small, *g_tx;
 static bool g_verbose;
 enum gv_vec_mode fz_pmd_vec_mode;
+enum gv_rx_hdr fz_pmd_rx_hdr;
 unsigned int fz_pmd_vec_runs, fz_pmd_vec_broken, fz_pmd_vec_packed_runs;
 
 /* What the next probe builds (set from the input's header). */
@@ -93,6 +95,7 @@ static int fz_probe(struct rte_vdev_device *vdev)
 	hw->want_in_order = g_port.in_order;
 	hw->force_path = g_port.force;
 	hw->vec_mode = fz_pmd_vec_mode;
+	hw->rx_hdr = fz_pmd_rx_hdr;
 	hw->use_va = true;
 	memcpy(hw->mac.addr_bytes, g_fzd.cfg + GV_NET_CFG_MAC, 6);
 	if (gv_ethdev_init(dev, hw)) {
@@ -134,6 +137,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	g_verbose = getenv("FZ_VERBOSE") && *getenv("FZ_VERBOSE");
 	if (getenv("FZ_VECTORIZED") && *getenv("FZ_VECTORIZED"))
 		fz_pmd_vec_mode = *getenv("FZ_VECTORIZED") == '1' ? GV_VEC_ON : GV_VEC_OFF;
+	if (getenv("FZ_RX_HDR") && *getenv("FZ_RX_HDR"))
+		fz_pmd_rx_hdr = *getenv("FZ_RX_HDR") == 's' ? GV_RX_HDR_SHARED : GV_RX_HDR_OWN;
 	if (g_verbose)
 		eal[9] = "--log-level=*:debug";
 	if (rte_eal_init((int)RTE_DIM(eal) - 1, eal) < 0) {

@@ -49,6 +49,8 @@ struct fzd {
 extern const struct gv_transport_ops fzd_ops;
 /* vectorized= of the ports probed (fuzz_pmd.c; env FZ_VECTORIZED=0|1). */
 extern enum gv_vec_mode fz_pmd_vec_mode;
+/* rx_hdr_line= of the ports probed (fuzz_pmd.c; env FZ_RX_HDR=shared|own). */
+extern enum gv_rx_hdr fz_pmd_rx_hdr;
 /* Runs whose port started on a vector RX path. */
 extern unsigned int fz_pmd_vec_runs;
 /* Of those, runs whose RX queue 0 the device broke; and on a packed ring. */
