@@ -5,7 +5,8 @@
  * vectorized, datapath, rx_hdr_line, speed; see gv_devargs.h) and of
  * net_gvirtio PCI devices (the same keys without path and server). Every
  * value is untrusted text: numbers are range-checked, booleans are exactly
- * 0 or 1, names one of a list, unknown keys are refused. Needs rte_kvargs, rte_ether and rte_log only (fuzzed alone).
+ * 0 or 1, names one of a list, unknown keys are refused. Needs rte_kvargs,
+ * rte_ether and rte_log only (fuzzed alone).
  * Its value parsers and key loop (gv_devarg_*) serve net_gvirtio_loop too.
  */
 #include <errno.h>
