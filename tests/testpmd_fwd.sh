@@ -2,8 +2,9 @@
 # testpmd_fwd.sh PLUGIN.so - unmodified dpdk-testpmd loads the gvirtio
 # plugin with -d and forwards traffic with DPDK's vhost-user backend
 # (another dpdk-testpmd with net_vhost), for both ring layouts, with and
-# without mergeable buffers, on every forced datapath (vectorized=0), and
-# on the vector RX and TX paths (vectorized=1).
+# without mergeable buffers, on every forced datapath (vectorized=0), on
+# the vector RX and TX paths (vectorized=1), and with the RX header's line
+# against the default (rx_hdr_line=).
 #
 # Each case is a loopback the way DPDK's virtio-user test plans run it:
 # both sides in io forwarding, the gvirtio side starts with --tx-first
@@ -73,9 +74,9 @@ stop_proc() { # pid
 }
 
 pass=0 fail=0
-run_case() { # layout mrg datapath exp_rx exp_tx [vectorized]
-	local layout=$1 mrg=$2 dp=$3 exp_rx=$4 exp_tx=$5 vec=${6:-0}
-	local name="$layout mrg=$mrg datapath=$dp vectorized=$vec"
+run_case() { # layout mrg datapath exp_rx exp_tx [vectorized [rx_hdr_line]]
+	local layout=$1 mrg=$2 dp=$3 exp_rx=$4 exp_tx=$5 vec=${6:-0} hdr=${7:-}
+	local name="$layout mrg=$mrg datapath=$dp vectorized=$vec${hdr:+ rx_hdr_line=$hdr}"
 	local sock="$work/s.sock" be="$work/be.log" fe="$work/fe.log"
 	local packed=0
 	[ "$layout" = packed ] && packed=1
@@ -91,7 +92,7 @@ run_case() { # layout mrg datapath exp_rx exp_tx [vectorized]
 	fi
 	dpdk-testpmd --lcores='0@1,1@1' "${eal_common[@]}" --file-prefix="gvfe$$" \
 		-d "$plugin" --log-level=pmd.net.gvirtio:info \
-		--vdev "net_gvirtio_user0,path=$sock,packed_vq=$packed,mrg_rxbuf=$mrg,datapath=$dp,vectorized=$vec" \
+		--vdev "net_gvirtio_user0,path=$sock,packed_vq=$packed,mrg_rxbuf=$mrg,datapath=$dp,vectorized=$vec${hdr:+,rx_hdr_line=$hdr}" \
 		-- "${tp_common[@]}" --tx-first </dev/null >"$fe" 2>&1 &
 	local fepid=$!
 	pids+=("$fepid")
@@ -113,6 +114,10 @@ run_case() { # layout mrg datapath exp_rx exp_tx [vectorized]
 	be_tx=$(final_stat "$be" TX-packets)
 	if [ "$ok" = 1 ] && ! grep -q "rx path $exp_rx, tx path $exp_tx ($layout ring)" "$fe"; then
 		echo "FAIL $name: expected rx path $exp_rx, tx path $exp_tx ($layout); PMD said: $(grep -m1 -oE 'rx path .*' "$fe")"
+		ok=0
+	fi
+	if [ "$ok" = 1 ] && [ -n "$hdr" ] && ! grep -q "(rx_hdr_line=$hdr)" "$fe"; then
+		echo "FAIL $name: the PMD did not log rx_hdr_line=$hdr: $(grep -m1 -oE 'rx header .*' "$fe")"
 		ok=0
 	fi
 	if [ "$ok" = 1 ] && { [ "$rx" -lt 1000 ] || [ "$tx" -lt 1000 ] || [ "$be_rx" -lt 1000 ] || [ "$be_tx" -lt 1000 ]; }; then
@@ -158,6 +163,10 @@ vec_rx_mrg=mergeable
 [ "$vec_rx" = simple ] || vec_rx_mrg=$vec_rx
 run_case split 1 inorder "$vec_rx_mrg" "$vec_tx" 1
 run_case packed 1 inorder "$vec_rx_mrg" "$vec_tx" 1
+# The RX header's line against the default (rx_hdr_line=).
+run_case split 1 simple mergeable simple 0 own
+run_case packed 1 inorder "$vec_rx_mrg" "$vec_tx" 1 own
+run_case packed 0 inorder simple inorder 0 shared
 
 echo "testpmd_fwd: $pass passed, $fail failed"
 [ "$fail" = 0 ]
