@@ -126,19 +126,41 @@ const char *__ubsan_default_options(void)
 }
 #endif
 
+/*
+ * An environment setting that is one of two words: -1 unset or empty, 0
+ * for `a`, 1 for `b`; anything else stops the run with a message.
+ */
+static int env_choice(const char *name, const char *a, const char *b)
+{
+	const char *v = getenv(name);
+
+	if (v == NULL || *v == '\0')
+		return -1;
+	if (strcmp(v, a) == 0)
+		return 0;
+	if (strcmp(v, b) == 0)
+		return 1;
+	fprintf(stderr, "fuzz_pmd: %s=%s: expected %s or %s\n", name, v, a, b);
+	abort();
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	int c;
+
 	char *eal[] = { "fuzz_pmd", "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
 			"--no-telemetry", "-l", "0", "--log-level=*:emerg", NULL };
 
 	(void)argc;
 	(void)argv;
 	g_verbose = getenv("FZ_VERBOSE") && *getenv("FZ_VERBOSE");
-	if (getenv("FZ_VECTORIZED") && *getenv("FZ_VECTORIZED"))
-		fz_pmd_vec_mode = *getenv("FZ_VECTORIZED") == '1' ? GV_VEC_ON : GV_VEC_OFF;
-	if (getenv("FZ_RX_HDR") && *getenv("FZ_RX_HDR"))
-		fz_pmd_rx_hdr = *getenv("FZ_RX_HDR") == 's' ? GV_RX_HDR_SHARED : GV_RX_HDR_OWN;
+	c = env_choice("FZ_VECTORIZED", "0", "1");
+	if (c >= 0)
+		fz_pmd_vec_mode = c ? GV_VEC_ON : GV_VEC_OFF;
+	c = env_choice("FZ_RX_HDR", "shared", "own");
+	if (c >= 0)
+		fz_pmd_rx_hdr = c ? GV_RX_HDR_OWN : GV_RX_HDR_SHARED;
 	if (g_verbose)
 		eal[9] = "--log-level=*:debug";
 	if (rte_eal_init((int)RTE_DIM(eal) - 1, eal) < 0) {
