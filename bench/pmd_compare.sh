@@ -172,12 +172,14 @@
 #   GV_DEVARGS=k=v,...  extra devargs for gvirtio's port, after the row's
 #                   (e.g. rx_hdr_line=own)
 #   KEEP=1          keep the per-sample logs (path printed at the end)
+#   PMD_RESULTS=DIR where the JSON and PNG go (default bench/results;
+#                   bench/pmd_ab.sh gives each of its runs its own)
 #   DRY=1           print the rows and the run-time estimate, run nothing
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 REPORT=$ROOT/bench/pmd_report.py
-RESULTS=$ROOT/bench/results
+RESULTS=${PMD_RESULTS:-$ROOT/bench/results}
 
 # The exact command, for the report: the settings given, then the script.
 CMD=

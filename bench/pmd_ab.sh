@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# bench/pmd_ab.sh - gvirtio builds (or one build with different devargs)
+# side by side, each against DPDK's net_virtio_user. In every round each
+# variant in turn runs one round of bench/pmd_compare.sh (which alternates
+# the two drivers itself), so each variant's gvirtio/DPDK ratio is taken
+# minutes from the others'. This shared machine's speed swings up to 3x
+# within an hour: a ratio to DPDK's PMD measured next to each variant,
+# rounds alternated, is what can be compared between variants; their
+# Mpps alone cannot.
+#
+#   bash bench/pmd_ab.sh ROUNDS VARIANT VARIANT [VARIANT...]
+#
+# VARIANT is NAME=PLUGIN (a built librte_net_gvirtio.so) or
+# NAME=PLUGIN@k=v,k=v (the same with extra devargs for gvirtio's port, as
+# pmd_compare's GV_DEVARGS). For example, main against an experiment on
+# packed forwarding at 1518 B, 3 rounds of 3 s per sample:
+#
+#   FULL=1 SECS=3 FILTER='^loop/packed/mrg0/inorder/1518' \
+#       bash bench/pmd_ab.sh 3 main=/root/plug/main.so exp=/root/plug/exp.so
+#
+# Environment: what bench/pmd_compare.sh takes (FULL, SECS, FILTER, SIZES,
+# FE_EXTRA, PERF, KEEP, ...) is passed on to it; each run gets ROUNDS=1
+# CALLGRIND=0. GV_DEVARGS is taken from the variant, not from here.
+# ORDER (alt) as in pmd_compare: the order of the two drivers inside each
+# run; the order of the variants turns with the round (round k starts with
+# variant k mod n), so no variant always runs first.
+# OUT: directory for every run's JSON, report and log (default
+# bench/results/ab-<timestamp>).
+#
+# Output: one progress line per run on stderr; on stdout, per row and
+# variant, gvirtio/DPDK per round and their median, and the medians of
+# both drivers' Mpps; OUT/ab.json holds the same. Exit status 1 if a run
+# failed (the table then has what the others measured), 2 on a usage error.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+die() {
+	echo "pmd_ab: $*" >&2
+	exit 2
+}
+
+[ $# -ge 3 ] || die "usage: bash bench/pmd_ab.sh ROUNDS NAME=PLUGIN[@devargs] NAME=PLUGIN[@devargs] [...]"
+ROUNDS=$1
+shift
+[[ $ROUNDS =~ ^[1-9][0-9]?$ ]] || die "ROUNDS must be 1-99, got '$ROUNDS'"
+NAMES=() PLUGINS=() DEVARGS=()
+for v in "$@"; do
+	[[ $v == *=* ]] || die "variant '$v': want NAME=PLUGIN or NAME=PLUGIN@k=v,..."
+	name=${v%%=*} rest=${v#*=}
+	[[ $name =~ ^[A-Za-z0-9_.-]+$ ]] || die "variant name '$name': letters, digits, . _ - only"
+	for n in "${NAMES[@]}"; do [ "$n" != "$name" ] || die "variant name '$name' given twice"; done
+	plugin=${rest%%@*} devargs=
+	[[ $rest == *@* ]] && devargs=${rest#*@}
+	[ -f "$plugin" ] || die "variant '$name': no plugin at '$plugin'"
+	NAMES+=("$name") PLUGINS+=("$(realpath "$plugin")") DEVARGS+=("$devargs")
+done
+OUT=${OUT:-$ROOT/bench/results/ab-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$OUT" || die "cannot make $OUT"
+unset GV_DEVARGS
+
+NV=${#NAMES[@]}
+fail=0
+for ((r = 0; r < ROUNDS; r++)); do
+	for ((i = 0; i < NV; i++)); do
+		k=$(((r + i) % NV))
+		name=${NAMES[$k]}
+		dir=$OUT/$name-r$((r + 1))
+		mkdir -p "$dir"
+		echo "pmd_ab: round $((r + 1))/$ROUNDS, $name ($((r * NV + i + 1))/$((ROUNDS * NV)) runs) $(date +%T)" >&2
+		env ${DEVARGS[$k]:+GV_DEVARGS=${DEVARGS[$k]}} ROUNDS=1 CALLGRIND=0 PMD_RESULTS="$dir" \
+			PLUGIN="${PLUGINS[$k]}" PLUGIN_DESC="pmd_ab variant $name" \
+			bash "$ROOT/bench/pmd_compare.sh" > "$dir/report.md" 2> "$dir/log"
+		rc=$?
+		if [ $rc -ne 0 ] || [ ! -f "$dir/pmd-latest.json" ]; then
+			echo "pmd_ab: run $name round $((r + 1)) failed (exit $rc): see $dir/log" >&2
+			fail=1
+		fi
+	done
+done
+
+python3 - "$OUT" "$ROUNDS" "${NAMES[@]}" <<'EOF' || fail=1
+import json, os, statistics, sys
+
+out, rounds, names = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+rows, data = [], {}
+for n in names:
+    for r in range(1, rounds + 1):
+        f = os.path.join(out, f"{n}-r{r}", "pmd-latest.json")
+        if not os.path.exists(f):
+            continue
+        for row in json.load(open(f))["rows"]:
+            if row["id"] not in rows:
+                rows.append(row["id"])
+            d = data.setdefault((row["id"], n), {"ratio": [], "gv": [], "dpdk": []})
+            if row.get("ratio_median") is not None:
+                d["ratio"].append(row["ratio_median"])
+            for drv in ("gv", "dpdk"):
+                if row.get(drv) and row[drv].get("mpps_median") is not None:
+                    d[drv].append(row[drv]["mpps_median"])
+
+def med(v):
+    return statistics.median(v) if v else None
+
+def f2(x):
+    return "-" if x is None else f"{x:.2f}"
+
+head = "| row | " + " | ".join(f"{n}: gv/DPDK per round | {n}: median | {n}: Mpps gv / DPDK" for n in names) + " |"
+print(head)
+print("| --- |" + " --- | ---: | --- |" * len(names))
+summary = []
+for rid in rows:
+    cells = []
+    for n in names:
+        d = data.get((rid, n), {"ratio": [], "gv": [], "dpdk": []})
+        cells += [", ".join(f2(x) for x in d["ratio"]) or "-", f2(med(d["ratio"])),
+                  f"{f2(med(d['gv']))} / {f2(med(d['dpdk']))}"]
+        summary.append({"row": rid, "variant": n, "ratios": d["ratio"], "ratio_median": med(d["ratio"]),
+                        "gv_mpps": d["gv"], "dpdk_mpps": d["dpdk"]})
+    print(f"| {rid} | " + " | ".join(cells) + " |")
+json.dump({"rounds": rounds, "variants": names, "rows": summary}, open(os.path.join(out, "ab.json"), "w"), indent=1)
+print(f"\nRuns, reports and JSON: {out}")
+EOF
+exit $fail
