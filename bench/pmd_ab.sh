@@ -23,9 +23,11 @@
 # Environment: what bench/pmd_compare.sh takes (FULL, SECS, FILTER, SIZES,
 # FE_EXTRA, PERF, KEEP, ...) is passed on to it; each run gets ROUNDS=1
 # CALLGRIND=0. GV_DEVARGS is taken from the variant, not from here.
-# ORDER (alt) as in pmd_compare: the order of the two drivers inside each
-# run; the order of the variants turns with the round (round k starts with
-# variant k mod n), so no variant always runs first.
+# Each run is one pmd_compare round, so the two drivers' order is set
+# here: gvirtio first in odd rounds, DPDK's PMD first in even ones (ORDER=gv
+# or ORDER=dpdk keeps one order throughout). The order of the variants
+# turns with the round too (round k starts with variant k mod n), so no
+# variant always runs first.
 # OUT: directory for every run's JSON, report and log (default
 # bench/results/ab-<timestamp>).
 #
@@ -69,7 +71,9 @@ for ((r = 0; r < ROUNDS; r++)); do
 		dir=$OUT/$name-r$((r + 1))
 		mkdir -p "$dir"
 		echo "pmd_ab: round $((r + 1))/$ROUNDS, $name ($((r * NV + i + 1))/$((ROUNDS * NV)) runs) $(date +%T)" >&2
-		env ${DEVARGS[$k]:+GV_DEVARGS=${DEVARGS[$k]}} ROUNDS=1 CALLGRIND=0 PMD_RESULTS="$dir" \
+		order=${ORDER:-alt}
+		[ "$order" = alt ] && order=$([ $((r % 2)) -eq 0 ] && echo gv || echo dpdk)
+		env ${DEVARGS[$k]:+GV_DEVARGS=${DEVARGS[$k]}} ROUNDS=1 CALLGRIND=0 ORDER="$order" PMD_RESULTS="$dir" \
 			PLUGIN="${PLUGINS[$k]}" PLUGIN_DESC="pmd_ab variant $name" \
 			bash "$ROOT/bench/pmd_compare.sh" > "$dir/report.md" 2> "$dir/log"
 		rc=$?
@@ -93,14 +97,14 @@ for n in names:
         for row in json.load(open(f))["rows"]:
             if row["id"] not in rows:
                 rows.append(row["id"])
-            d = data.setdefault((row["id"], n), {"ratio": [], "gv": [], "dpdk": []})
-            if row.get("ratio_median") is not None:
-                d["ratio"].append(row["ratio_median"])
+            d = data.setdefault((row["id"], n), {"ratio": [None] * rounds, "gv": [], "dpdk": []})
+            d["ratio"][r - 1] = row.get("ratio_median")
             for drv in ("gv", "dpdk"):
                 if row.get(drv) and row[drv].get("mpps_median") is not None:
                     d[drv].append(row[drv]["mpps_median"])
 
 def med(v):
+    v = [x for x in v if x is not None]
     return statistics.median(v) if v else None
 
 def f2(x):
@@ -113,8 +117,8 @@ summary = []
 for rid in rows:
     cells = []
     for n in names:
-        d = data.get((rid, n), {"ratio": [], "gv": [], "dpdk": []})
-        cells += [", ".join(f2(x) for x in d["ratio"]) or "-", f2(med(d["ratio"])),
+        d = data.get((rid, n), {"ratio": [None] * rounds, "gv": [], "dpdk": []})
+        cells += [", ".join(f2(x) for x in d["ratio"]), f2(med(d["ratio"])),
                   f"{f2(med(d['gv']))} / {f2(med(d['dpdk']))}"]
         summary.append({"row": rid, "variant": n, "ratios": d["ratio"], "ratio_median": med(d["ratio"]),
                         "gv_mpps": d["gv"], "dpdk_mpps": d["dpdk"]})
