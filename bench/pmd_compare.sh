@@ -169,6 +169,10 @@
 #                   `python3 bench/pmd_perf.py summarize FILE`)
 #   FE_EXTRA="..."  extra options for the driver-side testpmd, both drivers
 #                   (e.g. --rxfreet=8: the RX refill threshold)
+#   BE_EXTRA="..."  extra options for the back-end testpmd (e.g.
+#                   --record-burst-stats); the back-end is then stopped with
+#                   SIGINT, not killed, so its final statistics are in each
+#                   sample's be.log (with KEEP=1)
 #   GV_DEVARGS=k=v,...  extra devargs for gvirtio's port, after the row's
 #                   (e.g. rx_hdr_line=own)
 #   KEEP=1          keep the per-sample logs (path printed at the end)
@@ -185,7 +189,7 @@ RESULTS=${PMD_RESULTS:-$ROOT/bench/results}
 CMD=
 for v in FULL SWEEP ROUNDS SECS WARMUP ORDER SIZES FILTER CALLGRIND VG_ROWS VG_SECS VG_TRIES VG_NICE \
 	SWEEP_DIRS SWEEP_RINGS SWEEP_BURSTS SWEEP_DPDK HUGE PERF PERF_HZ PERF_PROC PLUGIN FE_EXTRA \
-	GV_DEVARGS; do
+	BE_EXTRA GV_DEVARGS; do
 	[ -n "${!v+set}" ] || continue
 	if [[ ${!v} =~ ^[A-Za-z0-9_./,:+-]*$ ]]; then CMD+="$v=${!v} "; else CMD+="$v='${!v}' "; fi
 done
@@ -440,6 +444,11 @@ row_setup() {
 		read -r -a fe_extra <<<"$FE_EXTRA"
 		FE_ARGS+=("${fe_extra[@]}")
 	fi
+	if [ -n "${BE_EXTRA:-}" ]; then
+		local be_extra
+		read -r -a be_extra <<<"$BE_EXTRA"
+		BE_ARGS+=("${be_extra[@]}")
+	fi
 	return 0
 }
 
@@ -566,9 +575,13 @@ sample() {
 		stop_proc "$FE_PID" 10 || note="${note:+$note; }driver testpmd killed"
 		tmark driver-stopped
 	fi
-	# the back-end's final statistics are not used
-	kill -9 "$BE_PID" 2>/dev/null
-	wait "$BE_PID" 2>/dev/null
+	# the back-end's final statistics are used only with BE_EXTRA (read from be.log)
+	if [ -n "${BE_EXTRA:-}" ]; then
+		stop_proc "$BE_PID" 10 || note="${note:+$note; }back-end killed"
+	else
+		kill -9 "$BE_PID" 2>/dev/null
+		wait "$BE_PID" 2>/dev/null
+	fi
 	PIDS=()
 	rtt1=$(rtt)
 	local vals
