@@ -172,7 +172,7 @@ static __rte_always_inline void gv_rx_init_mbuf(const struct gv_rxq *rxq, struct
  *   and the device moves one line per packet, not two. The frame then
  *   starts 12 bytes past a 16-byte boundary, where DPDK's vhost copies
  *   a 1518-byte frame on a split ring in about a third of the time it
- *   takes at 128 (docs/performance.md, "Session 16"). The cost: when the application
+ *   takes at 128 (docs/performance-log.md, "Session 16"). The cost: when the application
  *   only reads its packets, the device's header loads find the frame's
  *   line on the driver's core ("Session 14").
  * - Otherwise the header the device leaves is all zero (no offloads),

@@ -22,7 +22,7 @@
  * thousands of mbufs through the pool, out of the pool's cache and out of
  * the CPU's, just before the application takes them again (ring 4096,
  * burst 1: testpmd's mbuf reset missed on most packets,
- * docs/performance.md "Session 8"). A slice at a time, the mbufs freed
+ * docs/performance-log.md "Session 8"). A slice at a time, the mbufs freed
  * are the next ones allocated, still in cache.
  */
 static __rte_always_inline uint32_t tx_reclaim(struct gv_txq *txq, uint32_t need, uint32_t max,
