@@ -51,6 +51,8 @@ die() {
 ROUNDS=$1
 shift
 [[ $ROUNDS =~ ^[1-9][0-9]?$ ]] || die "ROUNDS must be 1-99, got '$ROUNDS'"
+[ $((ROUNDS % 2)) = 0 ] ||
+	echo "pmd_ab: note: ROUNDS=$ROUNDS is odd, so gvirtio goes first in one round more than DPDK's PMD (see the header)" >&2
 NAMES=() PLUGINS=() DEVARGS=()
 for v in "$@"; do
 	[[ $v == *=* ]] || die "variant '$v': want NAME=PLUGIN or NAME=PLUGIN@k=v,..."
