@@ -51,7 +51,7 @@ die() {
 ROUNDS=$1
 shift
 [[ $ROUNDS =~ ^[1-9][0-9]?$ ]] || die "ROUNDS must be 1-99, got '$ROUNDS'"
-[ $((ROUNDS % 2)) = 0 ] ||
+[ "${ORDER:-alt}" != alt ] || [ $((ROUNDS % 2)) = 0 ] ||
 	echo "pmd_ab: note: ROUNDS=$ROUNDS is odd, so gvirtio goes first in one round more than DPDK's PMD (see the header)" >&2
 NAMES=() PLUGINS=() DEVARGS=()
 for v in "$@"; do
@@ -71,14 +71,14 @@ unset GV_DEVARGS
 NV=${#NAMES[@]}
 fail=0
 for ((r = 0; r < ROUNDS; r++)); do
+	order=${ORDER:-alt}
+	[ "$order" = alt ] && order=$([ $((r % 2)) -eq 0 ] && echo gv || echo dpdk)
 	for ((i = 0; i < NV; i++)); do
 		k=$(((r + i) % NV))
 		name=${NAMES[$k]}
 		dir=$OUT/$name-r$((r + 1))
 		mkdir -p "$dir"
 		echo "pmd_ab: round $((r + 1))/$ROUNDS, $name ($((r * NV + i + 1))/$((ROUNDS * NV)) runs) $(date +%T)" >&2
-		order=${ORDER:-alt}
-		[ "$order" = alt ] && order=$([ $((r % 2)) -eq 0 ] && echo gv || echo dpdk)
 		env ${DEVARGS[$k]:+GV_DEVARGS=${DEVARGS[$k]}} ROUNDS=1 CALLGRIND=0 ORDER="$order" PMD_RESULTS="$dir" \
 			PLUGIN="${PLUGINS[$k]}" PLUGIN_DESC="pmd_ab variant $name" \
 			bash "$ROOT/bench/pmd_compare.sh" > "$dir/report.md" 2> "$dir/log"

@@ -11,10 +11,15 @@ symbols, the function. This file owns:
     the forwarding lcore, and its time by shared object and by function);
   - the report's table (used by pmd_report.py): each driver's median share
     of the forwarding thread's time per group of objects, and those shares
-    turned into TSC cycles per packet with testpmd's --record-core-cycles.
+    turned into TSC cycles per packet with testpmd's --record-core-cycles;
+  - functions LIB PERF_DATA...: the share of each profile's samples in
+    each function of a stripped library (DPDK's Debian librte_vhost, say),
+    the functions taken from its .eh_frame ranges (readelf), the rest of
+    the samples by object: whether two profiles' time has the same shape.
 DPDK's Debian objects are stripped, so its PMD counts as one object; the
 gvirtio plugin keeps its function names.
 """
+import bisect
 import json
 import re
 import subprocess
@@ -153,11 +158,84 @@ def markdown(rows, label):
     return out
 
 
+def fde_ranges(readelf_out):
+    """readelf --debug-dump=frames output -> sorted (start, end) of each FDE."""
+    r = [(int(a, 16), int(b, 16)) for a, b in re.findall(r"FDE .*pc=([0-9a-f]+)\.\.([0-9a-f]+)", readelf_out)]
+    return sorted(r)
+
+
+def function_of(ranges, off):
+    """The start of the FDE range holding offset off, or None."""
+    i = bisect.bisect_right(ranges, (off, float("inf"))) - 1
+    if i >= 0 and ranges[i][0] <= off < ranges[i][1]:
+        return ranges[i][0]
+    return None
+
+
+MMAP = re.compile(r"PERF_RECORD_MMAP2? .*\[(0x[0-9a-f]+)\((0x[0-9a-f]+)\) @ (0x[0-9a-f]+|\d+) .*?(\S+)$")
+
+
+def count_functions(script_out, lib, ranges):
+    """perf script --show-mmap-events -F ip,dso output -> ({key: samples}, total).
+    key: "LIBNAME+0xSTART" for a sample in lib (by its file offset, which is its address in the
+    library for the usual layout of a shared object's text), else the object's name."""
+    maps, cnt, total = [], {}, 0
+    base = lib.rsplit("/", 1)[-1]
+    for line in script_out.splitlines():
+        if "PERF_RECORD_" in line:
+            m = MMAP.search(line)
+            if m and m.group(4).rsplit("/", 1)[-1].startswith(base):
+                pg = m.group(3)
+                maps.append((int(m.group(1), 16), int(m.group(2), 16), int(pg, 16) if pg.startswith("0x") else int(pg)))
+            continue
+        f = line.split()
+        if len(f) < 2:
+            continue
+        try:
+            ip = int(f[0], 16)
+        except ValueError:
+            continue
+        total += 1
+        dso = f[-1].strip("()").rsplit("/", 1)[-1]
+        key = dso
+        for start, length, pgoff in maps:
+            if start <= ip < start + length:
+                fn = function_of(ranges, ip - start + pgoff)
+                key = "%s+%s" % (base, hex(fn)) if fn is not None else base + "+?"
+                break
+        cnt[key] = cnt.get(key, 0) + 1
+    return cnt, total
+
+
+def functions(lib, paths, top=12):
+    """Markdown: per function of lib (and per other object), its share of each profile's samples."""
+    ranges = fde_ranges(subprocess.run(["readelf", "--debug-dump=frames", lib], capture_output=True,
+                                       text=True, check=True).stdout)
+    cols = []
+    for p in paths:
+        out = subprocess.run(["perf", "script", "-i", p, "--show-mmap-events", "-F", "ip,dso"],
+                             capture_output=True, text=True, timeout=600).stdout
+        cnt, total = count_functions(out, lib, ranges)
+        cols.append({k: 100.0 * v / total for k, v in cnt.items()} if total else {})
+    keys = sorted({k for c in cols for k in c}, key=lambda k: -sum(c.get(k, 0) for c in cols))
+    lines = ["| code | " + " | ".join(paths) + " |", "| --- |" + " ---: |" * len(paths)]
+    for k in keys[:top]:
+        lines.append("| %s | %s |" % (k, " | ".join("%.1f%%" % c.get(k, 0) for c in cols)))
+    rest = keys[top:]
+    if rest:
+        lines.append("| the rest | %s |" % " | ".join("%.1f%%" % sum(c.get(k, 0) for k in rest) for c in cols))
+    return "\n".join(lines)
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "summarize":
         print(json.dumps(summarize(sys.argv[2])))
         return 0
-    print("usage: pmd_perf.py summarize PERF_DATA", file=sys.stderr)
+    if len(sys.argv) >= 4 and sys.argv[1] == "functions":
+        print(functions(sys.argv[2], sys.argv[3:]))
+        return 0
+    print("usage: pmd_perf.py summarize PERF_DATA\n"
+          "       pmd_perf.py functions LIB PERF_DATA [PERF_DATA...]", file=sys.stderr)
     return 2
 
 

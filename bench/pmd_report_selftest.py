@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pmd_report import (burst_fill_pct, cell_of, cmd_compare, markdown, median,  # noqa: E402
                         paths_of, summarize)
 from pmd_sweep import sweep_markdown, sweep_tables  # noqa: E402
-from pmd_perf import parse_report  # noqa: E402
+from pmd_perf import count_functions, fde_ranges, function_of, parse_report  # noqa: E402
 
 
 def main():
@@ -151,6 +151,23 @@ def main():
             cmd_compare(argparse.Namespace(old=files[0], new=files[1]))
     line = "| %s | 11.00 -> 11.00 | 5.00 -> 4.00 | 2.00 -> 2.50 | +25%% |" % row
     assert line in out.getvalue(), out.getvalue()
+    # pmd_perf functions: samples of a stripped library by its .eh_frame function ranges
+    ranges = fde_ranges("00000018 0000000000000024 0000001c FDE cie=00000000 pc=0000000000004020..00000000000045d0\n"
+                        "00000040 0000000000000014 00000044 FDE cie=00000000 pc=0000000000005000..0000000000005100\n")
+    assert ranges == [(0x4020, 0x45d0), (0x5000, 0x5100)], ranges
+    assert function_of(ranges, 0x4020) == 0x4020 and function_of(ranges, 0x45cf) == 0x4020
+    assert function_of(ranges, 0x45d0) is None and function_of(ranges, 0x50ff) == 0x5000
+    script = ("PERF_RECORD_MMAP2 1/1: [0x7f0000004000(0xac000) @ 0x4000 fe:00 1 0]: r-xp /usr/lib/librte_vhost.so.23.0\n"
+              "PERF_RECORD_MMAP2 1/1: [0x7f0000100000(0x4000) @ 0x2000 fe:00 2 0]: r-xp /usr/lib/librte_net_vhost.so.23.0\n"
+              "    7f0000004030 [unknown] (/usr/lib/librte_vhost.so.23.0)\n"
+              "    7f0000005010 [unknown] (/usr/lib/librte_vhost.so.23.0)\n"
+              "    7f0000005010 [unknown] (/usr/lib/librte_vhost.so.23.0)\n"
+              "    7f0000004800 [unknown] (/usr/lib/librte_vhost.so.23.0)\n"
+              "    7f0000100010 [unknown] (/usr/lib/librte_net_vhost.so.23.0)\n")
+    cnt, total = count_functions(script, "/lib/librte_vhost.so.23", ranges)
+    assert total == 5, total
+    assert cnt == {"librte_vhost.so.23+0x4020": 1, "librte_vhost.so.23+0x5000": 2,
+                   "librte_vhost.so.23+?": 1, "librte_net_vhost.so.23.0": 1}, cnt
     print("pmd_report selftest: ok")
 
 
