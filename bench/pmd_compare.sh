@@ -172,7 +172,11 @@
 #   BE_EXTRA="..."  extra options for the back-end testpmd (e.g.
 #                   --record-burst-stats); the back-end is then stopped with
 #                   SIGINT, not killed, so its final statistics are in each
-#                   sample's be.log (with KEEP=1)
+#                   sample's be.log (with KEEP=1) and in its JSON line
+#                   (backend_stats). With --record-core-cycles the report
+#                   adds a table of the back-end's busy cycles a packet next
+#                   to each driver: where the back-end sets the pace, a
+#                   driver's effect on it shows there, per round
 #   GV_DEVARGS=k=v,...  extra devargs for gvirtio's port, after the row's
 #                   (e.g. rx_hdr_line=own)
 #   KEEP=1          keep the per-sample logs (path printed at the end)
@@ -599,8 +603,11 @@ sample() {
 		python3 "$ROOT/bench/pmd_perf.py" summarize "$d/perf.data" >"$perf_json" 2>>"$d/perf.log" ||
 			note="${note:+$note; }no perf profile"
 	fi
+	local be_log=""
+	[ -n "${BE_EXTRA:-}" ] && be_log=$be
 	python3 "$REPORT" sample --round "$round" --row "$row" --driver "$drv" --devargs "$DEVARGS" \
-		--rates "$vals" --fe-log "$fe" --note "$note" --rtt "$rtt0,$rtt1" --perf "$perf_json" >>"$WORK/samples.jsonl"
+		--rates "$vals" --fe-log "$fe" --be-log "$be_log" --note "$note" --rtt "$rtt0,$rtt1" \
+		--perf "$perf_json" >>"$WORK/samples.jsonl"
 	LAST=$(python3 "$REPORT" median "$vals")
 	[ "$KEEP" = 1 ] || rm -rf "$d"
 }

@@ -236,6 +236,12 @@ def cmd_sample(a):
            "vq_sizes": vq or None, "burst_fill_pct": fill, "driver_stats": st,
            "rtt_ns": [int(x) for x in a.rtt.split(",") if x.strip()] or None,
            "note": a.note or None}
+    if a.be_log:
+        # the back-end's final statistics (BE_EXTRA: it is stopped with SIGINT);
+        # its busy cycles a packet with --record-core-cycles in BE_EXTRA
+        be = final_stats(read_text(a.be_log))
+        rec["backend_stats"] = be or None
+        rec["be_cyc_per_pkt"] = be.get("cyc_per_pkt")
     if a.perf:
         try:
             rec["perf"] = json.loads(read_text(a.perf) or "null")
@@ -423,6 +429,8 @@ def summarize(samples, row_ids):
                          "mpps_median": median(vals), "mpps_min": min(vals) if vals else None,
                          "mpps_max": max(vals) if vals else None,
                          "cyc_per_pkt_median": median(cyc),
+                         "be_cyc_per_pkt_median": median(s.get("be_cyc_per_pkt")
+                                                         for s in per[drv].values()),
                          "sent_share_median": median(sent), "burst_fill_pct_median": median(fill),
                          "perf": pmd_perf.row_profile(per[drv].values()),
                          # the best second of all rounds: what the driver does
@@ -430,10 +438,12 @@ def summarize(samples, row_ids):
                          "best_mpps": max((x for s in per[drv].values()
                                            for x in s.get("rates_pps") or []), default=0) / 1e6
                          or None}
-        ratios, same, rtt = [], [], []
+        ratios, same, rtt, be_ratios = [], [], [], []
         for r in sorted(per["gv"]):
             gs, ps = per["gv"][r], per["dpdk"].get(r, {})
             g, p = gs.get("mpps"), ps.get("mpps")
+            if gs.get("be_cyc_per_pkt") and ps.get("be_cyc_per_pkt"):
+                be_ratios.append(gs["be_cyc_per_pkt"] / ps["be_cyc_per_pkt"])
             if g and p:
                 ratios.append(g / p)
                 if same_state(gs, ps):
@@ -446,6 +456,9 @@ def summarize(samples, row_ids):
         row["ratios_same_state"] = same
         row["ratio_same_state_median"] = median(same)
         row["rtt_ns_same_state"] = rtt
+        # the back-end's busy cycles a packet next to gvirtio over next to DPDK's PMD, per round
+        row["be_cyc_ratios"] = be_ratios
+        row["be_cyc_ratio_median"] = median(be_ratios)
         gb, pb = info["gv"]["best_mpps"], info["dpdk"]["best_mpps"]
         row["ratio_best"] = gb / pb if gb and pb else None
         rows.append(row)
@@ -506,6 +519,23 @@ def markdown(rows, vg, meta):
                 DIRS[r["dir"]], r["layout"], r["mrg_rxbuf"], r["path"], r["size"], mp(g), mp(p),
                 fmt(r["ratio_median"]), same(r), fmt(g["best_mpps"]), fmt(p["best_mpps"]),
                 fmt(r.get("ratio_best")), cyc(g), cyc(p)))
+        be_rows = [r for r in rows if r["gv"].get("be_cyc_per_pkt_median")
+                   or r["dpdk"].get("be_cyc_per_pkt_median")]
+        if be_rows:
+            w("")
+            w("The back-end's busy cycles a packet next to each driver (testpmd "
+              "--record-core-cycles in BE_EXTRA: TSC cycles of the back-end's loop turns that "
+              "moved packets, per packet forwarded): median over the rounds, and the median of "
+              "the per-round ratios (>1: the back-end spent more a packet next to gvirtio). "
+              "Where the back-end sets the pace, this is where a driver's effect on it shows.")
+            w("")
+            w("| row | back-end cyc/pkt next to gvirtio | next to DPDK | gv/DPDK (rounds) |")
+            w("| --- | ---: | ---: | --- |")
+            for r in be_rows:
+                w("| %s | %s | %s | %s (%d) |" % (
+                    r["id"], fmt(r["gv"].get("be_cyc_per_pkt_median"), 0),
+                    fmt(r["dpdk"].get("be_cyc_per_pkt_median"), 0),
+                    fmt(r.get("be_cyc_ratio_median")), len(r.get("be_cyc_ratios") or [])))
         w("")
         w("Paths (devargs beyond path/packed_vq/mrg_rxbuf; rx / tx path as each driver logged it):")
         w("")
@@ -753,7 +783,8 @@ def main():
     p = sub.add_parser("median")
     p.add_argument("values")
     p = sub.add_parser("sample")
-    for k in ("--row", "--driver", "--devargs", "--rates", "--fe-log", "--note", "--rtt", "--perf"):
+    for k in ("--row", "--driver", "--devargs", "--rates", "--fe-log", "--be-log", "--note", "--rtt",
+              "--perf"):
         p.add_argument(k, default="")
     p.add_argument("--round", type=int, required=True)
     p = sub.add_parser("cg")

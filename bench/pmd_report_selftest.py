@@ -14,10 +14,53 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pmd_report import (burst_fill_pct, cell_of, cmd_compare, markdown, median,  # noqa: E402
-                        paths_of, summarize)
+from pmd_report import (burst_fill_pct, cell_of, cmd_compare, cmd_sample, markdown,  # noqa: E402
+                        median, paths_of, summarize)
 from pmd_sweep import sweep_markdown, sweep_tables  # noqa: E402
 from pmd_perf import count_functions, fde_ranges, function_of, parse_report  # noqa: E402
+
+
+def check_backend_cycles(smp, row):
+    """BE_EXTRA=--record-core-cycles: the back-end's busy cycles a packet,
+    read from its log by `sample`, summarized per driver and per round."""
+    be_log = ("  +++++++++++++++ Accumulated forward statistics for all ports+++++++++++++++\n"
+              "  RX-packets: 1000       RX-dropped: 0             RX-total: 1000\n"
+              "  TX-packets: 990        TX-dropped: 10            TX-total: 1000\n"
+              "  ++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++\n\n"
+              "  CPU cycles/packet=187.50 (total cycles=187500 / total mac packets=1000) at "
+              "2450 MHz Clock\n")
+    with tempfile.TemporaryDirectory() as td:
+        path = os.path.join(td, "be.log")
+        with open(path, "w") as f:
+            f.write(be_log)
+        out = io.StringIO()
+        args = argparse.Namespace(round=1, row=row, driver="gv", devargs="", rates="5,6,7",
+                                  fe_log=os.path.join(td, "none"), be_log=path, note="",
+                                  rtt="", perf="")
+        with contextlib.redirect_stdout(out):
+            cmd_sample(args)
+        rec = json.loads(out.getvalue())
+        assert rec["be_cyc_per_pkt"] == 187.5, rec
+        assert rec["backend_stats"]["TX-dropped"] == 10, rec
+        args.be_log = ""  # without BE_EXTRA: no back-end figures
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            cmd_sample(args)
+        assert "be_cyc_per_pkt" not in json.loads(out.getvalue())
+    # rounds 1-3: next to gvirtio 200, 210, 300; next to DPDK 200, 200, none
+    # -> medians 210 / 200; per-round ratios only where both ran: 1.0 and 1.05,
+    # median 1.025 (the ratio of the medians would be 1.05)
+    ss = []
+    for rnd, g, p in ((1, 200.0, 200.0), (2, 210.0, 200.0), (3, 300.0, None)):
+        a, b = smp(rnd, row, "gv", [10e6]), smp(rnd, row, "dpdk", [9e6])
+        a["be_cyc_per_pkt"], b["be_cyc_per_pkt"] = g, p
+        ss += [a, b]
+    r = summarize(ss, [row])[0]
+    assert r["gv"]["be_cyc_per_pkt_median"] == 210 and r["dpdk"]["be_cyc_per_pkt_median"] == 200
+    assert [round(x, 3) for x in r["be_cyc_ratios"]] == [1.0, 1.05], r["be_cyc_ratios"]
+    assert abs(r["be_cyc_ratio_median"] - 1.025) < 1e-9
+    md = markdown([r], [], {"command": "c"})
+    assert "| %s | 210 | 200 | 1.02 (2) |" % row in md, md
 
 
 def main():
@@ -57,6 +100,9 @@ def main():
     assert "| 2.00 | 2.38 (2 of 3, 311 ns) | 12.00 / 6.00 (2.00) |" in markdown([r3], [], {"command": "c"})
     ss[5]["rtt_ns"] = None  # no tags (no compiler): no same-state rounds
     assert summarize(ss, [row])[0]["ratios_same_state"] == [2.0]
+    # no back-end cycles recorded: no back-end table
+    assert "back-end cyc/pkt" not in markdown([r3], [], {"command": "c"})
+    check_backend_cycles(smp, row)
     # perf profiles: the busiest thread is the forwarding one; its samples
     # by object group; a stripped object's addresses count as one entry
     rep = ("6  |rte-worker-1|dpdk-testpmd |[.] 0x000000000008e600\n"
