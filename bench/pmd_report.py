@@ -65,6 +65,9 @@ def final_stats(log):
     m = re.search(r"CPU cycles/packet=([0-9.]+)", log[i:])
     if m:
         out["cyc_per_pkt"] = float(m.group(1))
+    m = re.search(r"at ([0-9]+) MHz Clock", log[i:])
+    if m:
+        out["tsc_mhz"] = int(m.group(1))
     return out
 
 
@@ -242,6 +245,10 @@ def cmd_sample(a):
         be = final_stats(read_text(a.be_log))
         rec["backend_stats"] = be or None
         rec["be_cyc_per_pkt"] = be.get("cyc_per_pkt")
+        # how much of the time the back-end was busy: its cycles a packet
+        # at the sample's rate over the TSC's (about 1: it set the pace)
+        if be.get("cyc_per_pkt") and be.get("tsc_mhz") and m:
+            rec["be_busy"] = be["cyc_per_pkt"] * m / (be["tsc_mhz"] * 1e6)
     if a.perf:
         try:
             rec["perf"] = json.loads(read_text(a.perf) or "null")
@@ -430,7 +437,9 @@ def summarize(samples, row_ids):
                          "mpps_max": max(vals) if vals else None,
                          "cyc_per_pkt_median": median(cyc),
                          "be_cyc_per_pkt_median": median(s.get("be_cyc_per_pkt")
-                                                         for s in per[drv].values()),
+                                                         for s in per[drv].values()
+                                                         if s.get("be_cyc_per_pkt")),
+                         "be_busy_median": median(s.get("be_busy") for s in per[drv].values()),
                          "sent_share_median": median(sent), "burst_fill_pct_median": median(fill),
                          "perf": pmd_perf.row_profile(per[drv].values()),
                          # the best second of all rounds: what the driver does
@@ -525,17 +534,24 @@ def markdown(rows, vg, meta):
             w("")
             w("The back-end's busy cycles a packet next to each driver (testpmd "
               "--record-core-cycles in BE_EXTRA: TSC cycles of the back-end's loop turns that "
-              "moved packets, per packet forwarded): median over the rounds, and the median of "
-              "the per-round ratios (>1: the back-end spent more a packet next to gvirtio). "
-              "Where the back-end sets the pace, this is where a driver's effect on it shows.")
+              "moved packets, per packet it received (rxonly, mac) or sent (txonly, which "
+              "counts its sends into a full ring too)): median over the rounds, and the median "
+              "of the per-round ratios (>1: the back-end spent more a packet next to gvirtio). "
+              "Busy: those cycles a packet times the sample's rate, over the TSC's rate. Near 1 "
+              "(it passes 1 a little: the rate is the median of the measured seconds, the "
+              "cycles count the whole run) the back-end was busy throughout and set the pace; "
+              "its cycles a packet are then the inverse of the rate, and their ratio says no "
+              "more than the rates' ratio. Well under 1, something else set the pace.")
             w("")
-            w("| row | back-end cyc/pkt next to gvirtio | next to DPDK | gv/DPDK (rounds) |")
-            w("| --- | ---: | ---: | --- |")
+            w("| row | back-end cyc/pkt next to gvirtio | next to DPDK | gv/DPDK (rounds) "
+              "| back-end busy next to gvirtio / DPDK |")
+            w("| --- | ---: | ---: | --- | --- |")
             for r in be_rows:
-                w("| %s | %s | %s | %s (%d) |" % (
+                w("| %s | %s | %s | %s (%d) | %s / %s |" % (
                     r["id"], fmt(r["gv"].get("be_cyc_per_pkt_median"), 0),
                     fmt(r["dpdk"].get("be_cyc_per_pkt_median"), 0),
-                    fmt(r.get("be_cyc_ratio_median")), len(r.get("be_cyc_ratios") or [])))
+                    fmt(r.get("be_cyc_ratio_median")), len(r.get("be_cyc_ratios") or []),
+                    fmt(r["gv"].get("be_busy_median")), fmt(r["dpdk"].get("be_busy_median"))))
         w("")
         w("Paths (devargs beyond path/packed_vq/mrg_rxbuf; rx / tx path as each driver logged it):")
         w("")

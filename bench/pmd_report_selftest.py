@@ -34,7 +34,7 @@ def check_backend_cycles(smp, row):
         with open(path, "w") as f:
             f.write(be_log)
         out = io.StringIO()
-        args = argparse.Namespace(round=1, row=row, driver="gv", devargs="", rates="5,6,7",
+        args = argparse.Namespace(round=1, row=row, driver="gv", devargs="", rates="5000000,6000000,7000000",
                                   fe_log=os.path.join(td, "none"), be_log=path, note="",
                                   rtt="", perf="")
         with contextlib.redirect_stdout(out):
@@ -42,11 +42,24 @@ def check_backend_cycles(smp, row):
         rec = json.loads(out.getvalue())
         assert rec["be_cyc_per_pkt"] == 187.5, rec
         assert rec["backend_stats"]["TX-dropped"] == 10, rec
-        args.be_log = ""  # without BE_EXTRA: no back-end figures
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            cmd_sample(args)
-        assert "be_cyc_per_pkt" not in json.loads(out.getvalue())
+        # 187.5 cycles a packet at 6 Mpps (the rates' median) on a 2450 MHz TSC: 0.459
+        assert abs(rec["be_busy"] - 187.5 * 6e6 / 2450e6) < 1e-9, rec
+
+        def sample_with(be_path):
+            args.be_log = be_path
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                cmd_sample(args)
+            return json.loads(out.getvalue())
+        rec = sample_with("")  # without BE_EXTRA: no back-end figures
+        assert "be_cyc_per_pkt" not in rec and "backend_stats" not in rec, rec
+        rec = sample_with(os.path.join(td, "missing.log"))  # the back-end left no log
+        assert rec["backend_stats"] is None and rec["be_cyc_per_pkt"] is None, rec
+        with open(path, "w") as f:  # BE_EXTRA without --record-core-cycles
+            f.write(be_log[:be_log.index("  CPU cycles")])
+        rec = sample_with(path)
+        assert rec["backend_stats"]["RX-packets"] == 1000 and rec["be_cyc_per_pkt"] is None, rec
+        assert "be_busy" not in rec, rec
     # rounds 1-3: next to gvirtio 200, 210, 300; next to DPDK 200, 200, none
     # -> medians 210 / 200; per-round ratios only where both ran: 1.0 and 1.05,
     # median 1.025 (the ratio of the medians would be 1.05)
@@ -54,13 +67,16 @@ def check_backend_cycles(smp, row):
     for rnd, g, p in ((1, 200.0, 200.0), (2, 210.0, 200.0), (3, 300.0, None)):
         a, b = smp(rnd, row, "gv", [10e6]), smp(rnd, row, "dpdk", [9e6])
         a["be_cyc_per_pkt"], b["be_cyc_per_pkt"] = g, p
+        a["be_busy"], b["be_busy"] = 0.9 + rnd / 100, 0.8
         ss += [a, b]
+    ss.append(smp(4, row, "gv", [10e6]))  # a round without a DPDK sample at all
     r = summarize(ss, [row])[0]
     assert r["gv"]["be_cyc_per_pkt_median"] == 210 and r["dpdk"]["be_cyc_per_pkt_median"] == 200
     assert [round(x, 3) for x in r["be_cyc_ratios"]] == [1.0, 1.05], r["be_cyc_ratios"]
     assert abs(r["be_cyc_ratio_median"] - 1.025) < 1e-9
+    assert abs(r["gv"]["be_busy_median"] - 0.92) < 1e-9 and r["dpdk"]["be_busy_median"] == 0.8
     md = markdown([r], [], {"command": "c"})
-    assert "| %s | 210 | 200 | 1.02 (2) |" % row in md, md
+    assert "| %s | 210 | 200 | 1.02 (2) | 0.92 / 0.80 |" % row in md, md
 
 
 def main():
