@@ -175,8 +175,9 @@
 #                   sample's be.log (with KEEP=1) and in its JSON line
 #                   (backend_stats). With --record-core-cycles the report
 #                   adds a table of the back-end's busy cycles a packet next
-#                   to each driver: where the back-end sets the pace, a
-#                   driver's effect on it shows there, per round
+#                   to each driver and its busy share: near 1, the back-end
+#                   set the pace (its cycles a packet are then the inverse
+#                   of the rate); well under 1, something else did
 #   GV_DEVARGS=k=v,...  extra devargs for gvirtio's port, after the row's
 #                   (e.g. rx_hdr_line=own)
 #   KEEP=1          keep the per-sample logs (path printed at the end)
