@@ -35,9 +35,11 @@
 # OUT: directory for every run's JSON, report and log (default
 # bench/results/ab-<timestamp>).
 #
-# Output: one progress line per run on stderr; on stdout, per row and
-# variant, gvirtio/DPDK per round and their median, and the medians of
-# both drivers' Mpps; OUT/ab.json holds the same. Exit status 1 if a run
+# Output: one progress line per run on stderr; on stdout
+# (bench/pmd_ab_summary.py), per row and variant, gvirtio/DPDK per round,
+# their median, in how many rounds gvirtio was the faster (sign test), and
+# the medians of both drivers' Mpps; then each variant against the first,
+# round by round; OUT/ab.json holds the same. Exit status 1 if a run
 # failed (the table then has what the others measured), 2 on a usage error.
 set -uo pipefail
 
@@ -90,46 +92,5 @@ for ((r = 0; r < ROUNDS; r++)); do
 	done
 done
 
-python3 - "$OUT" "$ROUNDS" "${NAMES[@]}" <<'EOF' || fail=1
-import json, os, statistics, sys
-
-out, rounds, names = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-rows, data = [], {}
-for n in names:
-    for r in range(1, rounds + 1):
-        f = os.path.join(out, f"{n}-r{r}", "pmd-latest.json")
-        if not os.path.exists(f):
-            continue
-        for row in json.load(open(f))["rows"]:
-            if row["id"] not in rows:
-                rows.append(row["id"])
-            d = data.setdefault((row["id"], n), {"ratio": [None] * rounds, "gv": [], "dpdk": []})
-            d["ratio"][r - 1] = row.get("ratio_median")
-            for drv in ("gv", "dpdk"):
-                if row.get(drv) and row[drv].get("mpps_median") is not None:
-                    d[drv].append(row[drv]["mpps_median"])
-
-def med(v):
-    v = [x for x in v if x is not None]
-    return statistics.median(v) if v else None
-
-def f2(x):
-    return "-" if x is None else f"{x:.2f}"
-
-head = "| row | " + " | ".join(f"{n}: gv/DPDK per round | {n}: median | {n}: Mpps gv / DPDK" for n in names) + " |"
-print(head)
-print("| --- |" + " --- | ---: | --- |" * len(names))
-summary = []
-for rid in rows:
-    cells = []
-    for n in names:
-        d = data.get((rid, n), {"ratio": [None] * rounds, "gv": [], "dpdk": []})
-        cells += [", ".join(f2(x) for x in d["ratio"]), f2(med(d["ratio"])),
-                  f"{f2(med(d['gv']))} / {f2(med(d['dpdk']))}"]
-        summary.append({"row": rid, "variant": n, "ratios": d["ratio"], "ratio_median": med(d["ratio"]),
-                        "gv_mpps": d["gv"], "dpdk_mpps": d["dpdk"]})
-    print(f"| {rid} | " + " | ".join(cells) + " |")
-json.dump({"rounds": rounds, "variants": names, "rows": summary}, open(os.path.join(out, "ab.json"), "w"), indent=1)
-print(f"\nRuns, reports and JSON: {out}")
-EOF
+python3 "$ROOT/bench/pmd_ab_summary.py" "$OUT" "$ROUNDS" "${NAMES[@]}" || fail=1
 exit $fail

@@ -25,6 +25,8 @@ import re
 import subprocess
 import sys
 
+from pmd_stats import median
+
 # object name -> group, first match wins
 GROUPS = [
     ("PMD", re.compile(r"librte_net_(gvirtio|virtio)\.so")),
@@ -92,14 +94,6 @@ def parse_report(out):
             "group_pct": {g: 100.0 * n / total for g, n in groups.items()},
             "top": [[round(100.0 * n / total, 2), d, s] for (d, s), n in top],
             "hot_addr": [[round(100.0 * n / total, 2), d, s] for (d, s), n in hot]}
-
-
-def median(xs):
-    xs = sorted(x for x in xs if x is not None)
-    if not xs:
-        return None
-    m = len(xs) // 2
-    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
 
 
 def row_profile(samples):

@@ -24,23 +24,17 @@ samples with known answers.
 """
 import argparse
 import json
-import math
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pmd_perf  # noqa: E402  (bench/pmd_perf.py: the perf profile columns)
+from pmd_stats import median, sign_test, sign_text  # noqa: E402
 
 DIRS = {"gtx": "guest TX", "grx": "guest RX", "loop": "loopback"}
-
-
-def median(xs):
-    xs = [x for x in xs if x is not None and not (isinstance(x, float) and math.isnan(x))]
-    return statistics.median(xs) if xs else None
 
 
 def read_text(path):
@@ -461,6 +455,8 @@ def summarize(samples, row_ids):
         row.update(info)
         row["ratios"] = ratios
         row["ratio_median"] = median(ratios)
+        # in how many rounds gvirtio was the faster, and the sign test's p
+        row["gv_faster_rounds"], row["rounds_compared"], row["sign_p"] = sign_test(ratios)
         # the pairs whose two samples ran with the machine in the same state
         row["ratios_same_state"] = same
         row["ratio_same_state_median"] = median(same)
@@ -499,12 +495,15 @@ def markdown(rows, vg, meta):
           "rounds of all, and their round trip. Best second: the highest per-second rate of each "
           "driver over all its rounds, and their ratio (interference from the rest of the host "
           "only ever slows a pair down, so on this machine the best second is the steadiest "
-          "estimate of what each driver can do)." % RTT_TOL))
+          "estimate of what each driver can do). Rounds gv faster: in how many rounds "
+          "gvirtio's sample was the faster, and the two-sided sign test's p (how likely a "
+          "split at least that uneven is if each round were a coin toss; the test needs no "
+          "assumption about how widely single rounds spread)." % RTT_TOL))
         w("")
         w("| direction | ring | mrg | path | size | gvirtio Mpps | DPDK Mpps | gv/DPDK "
-          "| same state: gv/DPDK (rounds, RTT) | best second gv / DPDK (ratio) | gv cyc/pkt "
+          "| rounds gv faster | same state: gv/DPDK (rounds, RTT) | best second gv / DPDK (ratio) | gv cyc/pkt "
           "| DPDK cyc/pkt |")
-        w("| --- | --- | --- | --- | ---: | --- | --- | ---: | --- | --- | ---: | ---: |")
+        w("| --- | --- | --- | --- | ---: | --- | --- | ---: | --- | --- | --- | ---: | ---: |")
         for r in rows:
             g, p = r["gv"], r["dpdk"]
 
@@ -524,9 +523,9 @@ def markdown(rows, vg, meta):
                 return "%s (%d of %d%s)" % (fmt(r.get("ratio_same_state_median")), n,
                                             len(r["ratios"]),
                                             ", %.0f ns" % median(rt) if rt else "")
-            w("| %s | %s | %d | %s | %d | %s | %s | %s | %s | %s / %s (%s) | %s | %s |" % (
+            w("| %s | %s | %d | %s | %d | %s | %s | %s | %s | %s | %s / %s (%s) | %s | %s |" % (
                 DIRS[r["dir"]], r["layout"], r["mrg_rxbuf"], r["path"], r["size"], mp(g), mp(p),
-                fmt(r["ratio_median"]), same(r), fmt(g["best_mpps"]), fmt(p["best_mpps"]),
+                fmt(r["ratio_median"]), sign_text(r["ratios"]), same(r), fmt(g["best_mpps"]), fmt(p["best_mpps"]),
                 fmt(r.get("ratio_best")), cyc(g), cyc(p)))
         be_rows = [r for r in rows if r["gv"].get("be_cyc_per_pkt_median")
                    or r["dpdk"].get("be_cyc_per_pkt_median")]

@@ -18,6 +18,49 @@ from pmd_report import (burst_fill_pct, cell_of, cmd_compare, cmd_sample, markdo
                         median, paths_of, summarize)
 from pmd_sweep import sweep_markdown, sweep_tables  # noqa: E402
 from pmd_perf import count_functions, fde_ranges, function_of, parse_report  # noqa: E402
+from pmd_stats import sign_test, sign_text  # noqa: E402
+import pmd_ab_summary  # noqa: E402
+
+
+def check_sign_test():
+    """The sign test against values worked out by hand."""
+    # 8 of 30: 2 * sum(C(30, i), i <= 8) / 2^30
+    wins, n, p = sign_test([1.1] * 8 + [0.9] * 22)
+    assert (wins, n) == (8, 30) and abs(p - 0.0161248) < 1e-6, p
+    # ties and missing rounds are left out; 1 of 2 is as even as it gets
+    assert sign_test([1.2, 0.8, 1.0, None]) == (1, 2, 1.0)
+    assert sign_test([]) == (0, 0, None) and sign_text([None]) == "-"
+    assert sign_text([2.0] * 10) == "10 of 10, p 0.002"
+
+
+def check_ab_summary():
+    """pmd_ab.sh's table from made-up runs: variant b's round 2 failed."""
+    with tempfile.TemporaryDirectory() as out:
+        ratios = {"a": [1.0, 0.8, 0.9, 0.5], "b": [1.2, None, 1.0, 1.1]}
+        for name, rs in ratios.items():
+            for k, x in enumerate(rs, 1):
+                if x is None:
+                    continue
+                os.makedirs(os.path.join(out, "%s-r%d" % (name, k)))
+                row = {"id": "loop/split/mrg1/inorder/64", "ratio_median": x,
+                       "gv": {"mpps_median": 10 * x}, "dpdk": {"mpps_median": 10.0}}
+                with open(os.path.join(out, "%s-r%d" % (name, k), "pmd-latest.json"), "w") as f:
+                    json.dump({"rows": [row]}, f)
+        with contextlib.redirect_stdout(io.StringIO()) as so:
+            assert pmd_ab_summary.main([out, "4", "a", "b"]) == 0
+        with open(os.path.join(out, "ab.json")) as f:
+            res = json.load(f)
+    a, b = res["rows"]
+    assert a["ratios"] == [1.0, 0.8, 0.9, 0.5] and abs(a["ratio_median"] - 0.85) < 1e-9, a
+    # the tie (1.0) is not a round gvirtio won or lost
+    assert (a["gv_faster_rounds"], a["rounds_compared"]) == (0, 3) and "vs_first" not in a, a
+    v = b["vs_first"]
+    # b over a in rounds 1, 3, 4 (b's round 2 failed): 1.2, 1.11, 2.2
+    assert [round(x, 2) for x in v["per_round"]] == [1.2, 1.11, 2.2], v
+    assert (v["ahead_rounds"], v["rounds_compared"], v["sign_p"]) == (3, 3, 0.25), v
+    md = so.getvalue()
+    assert "| loop/split/mrg1/inorder/64 | b / a | 1.20, 1.11, 2.20 | 1.20 | 3 of 3, p 0.25 |" in md, md
+    assert "| loop/split/mrg1/inorder/64 | b | 1.20, -, 1.00, 1.10 | 1.10 | 2 of 2, p 0.5 | 11.00 / 10.00 |" in md, md
 
 
 def check_backend_cycles(smp, row):
@@ -97,6 +140,8 @@ def main():
     assert abs(r["dpdk"]["mpps_median"] - 5) < 1e-9
     assert [round(x, 3) for x in r["ratios"]] == [2.0, 2.0, 2.75], r["ratios"]
     assert abs(r["ratio_median"] - 2.0) < 1e-9
+    # gvirtio faster in all 3 rounds: the sign test's two-sided p is 2/8
+    assert (r["gv_faster_rounds"], r["rounds_compared"], r["sign_p"]) == (3, 3, 0.25), r
     assert r["gv"]["cyc_per_pkt_median"] == 102.0
     # best second: gv's 12 (round 2) over DPDK's 6 (round 2)
     assert (r["gv"]["best_mpps"], r["dpdk"]["best_mpps"], r["ratio_best"]) == (12, 6, 2), r
@@ -104,6 +149,7 @@ def main():
     ss2 = ss[:5] + [smp(3, row, "dpdk", [], "only 0 of 1 samples")]
     r2 = summarize(ss2, [row])[0]
     assert len(r2["ratios"]) == 2 and r2["dpdk"]["mpps_min"] == 5 and r2["notes"]
+    assert (r2["gv_faster_rounds"], r2["rounds_compared"]) == (2, 2), r2
     # same state: a round compares only when its four round trips agree
     # within RTT_TOL; round 1 (100/110/105/120) and 3 (500/520/510/600)
     # do, round 2 (100 then 500) does not: ratios 2 and 2.75 -> 2.375
@@ -113,7 +159,7 @@ def main():
     r3 = summarize(ss, [row])[0]
     assert [round(x, 3) for x in r3["ratios_same_state"]] == [2.0, 2.75], r3
     assert abs(r3["ratio_same_state_median"] - 2.375) < 1e-9
-    assert "| 2.00 | 2.38 (2 of 3, 311 ns) | 12.00 / 6.00 (2.00) |" in markdown([r3], [], {"command": "c"})
+    assert "| 2.00 | 3 of 3, p 0.25 | 2.38 (2 of 3, 311 ns) | 12.00 / 6.00 (2.00) |" in markdown([r3], [], {"command": "c"})
     ss[5]["rtt_ns"] = None  # no tags (no compiler): no same-state rounds
     assert summarize(ss, [row])[0]["ratios_same_state"] == [2.0]
     # no back-end cycles recorded: no back-end table
@@ -230,6 +276,8 @@ def main():
     assert total == 5, total
     assert cnt == {"librte_vhost.so.23+0x4020": 1, "librte_vhost.so.23+0x5000": 2,
                    "librte_vhost.so.23+?": 1, "librte_net_vhost.so.23.0": 1}, cnt
+    check_sign_test()
+    check_ab_summary()
     print("pmd_report selftest: ok")
 
 
