@@ -8,8 +8,10 @@
 reads OUT/NAME-rK/pmd-latest.json (one pmd_compare round per variant and
 round) and prints, per row:
 - each variant's gvirtio/DPDK ratio per round, their median, in how many
-  rounds gvirtio was the faster with the sign test's p, and both
-  drivers' median Mpps;
+  rounds gvirtio was the faster with the sign test's p, both drivers'
+  median Mpps and, where the runs recorded them (BE_EXTRA=
+  --record-core-cycles), the back-end's busy cycles a packet next to
+  each driver and the median of their per-round ratios;
 - each variant after the first against the first, round by round: its
   gv/DPDK ratio over the first variant's in the same round (both taken
   minutes apart, each against its own DPDK sample), their median, and in
@@ -39,11 +41,15 @@ def collect(out, rounds, names):
             for row in res["rows"]:
                 if row["id"] not in rows:
                     rows.append(row["id"])
-                d = data.setdefault((row["id"], n), {"ratio": [None] * rounds, "gv": [], "dpdk": []})
+                d = data.setdefault((row["id"], n), {"ratio": [None] * rounds, "gv": [], "dpdk": [],
+                                                     "be_gv": [], "be_dpdk": [], "be_ratio": []})
                 d["ratio"][r - 1] = row.get("ratio_median")
+                d["be_ratio"].append(row.get("be_cyc_ratio_median"))
                 for drv in ("gv", "dpdk"):
-                    if row.get(drv) and row[drv].get("mpps_median") is not None:
-                        d[drv].append(row[drv]["mpps_median"])
+                    x = row.get(drv) or {}
+                    if x.get("mpps_median") is not None:
+                        d[drv].append(x["mpps_median"])
+                    d["be_" + drv].append(x.get("be_cyc_per_pkt_median"))
     return rows, data
 
 
@@ -53,7 +59,7 @@ def paired(a, b):
 
 
 def summarize(rows, data, rounds, names):
-    empty = {"ratio": [None] * rounds, "gv": [], "dpdk": []}
+    empty = {"ratio": [None] * rounds, "gv": [], "dpdk": [], "be_gv": [], "be_dpdk": [], "be_ratio": []}
     out = []
     for rid in rows:
         base = data.get((rid, names[0]), empty)["ratio"]
@@ -62,7 +68,10 @@ def summarize(rows, data, rounds, names):
             wins, k, p = sign_test(d["ratio"])
             rec = {"row": rid, "variant": n, "ratios": d["ratio"], "ratio_median": median(d["ratio"]),
                    "gv_faster_rounds": wins, "rounds_compared": k, "sign_p": p,
-                   "gv_mpps": d["gv"], "dpdk_mpps": d["dpdk"]}
+                   "gv_mpps": d["gv"], "dpdk_mpps": d["dpdk"],
+                   # the back-end's busy cycles a packet (BE_EXTRA=--record-core-cycles)
+                   "be_cyc_gv_median": median(d["be_gv"]), "be_cyc_dpdk_median": median(d["be_dpdk"]),
+                   "be_cyc_ratio_median": median(d["be_ratio"])}
             if n != names[0]:
                 q = paired(d["ratio"], base)
                 wins, k, p = sign_test(q)
@@ -76,15 +85,23 @@ def f2(x):
     return "-" if x is None else f"{x:.2f}"
 
 
+def f0(x):
+    return "-" if x is None else f"{x:.0f}"
+
+
 def markdown(summary, names):
     lines = []
     w = lines.append
-    w("| row | variant | gv/DPDK per round | median | gv faster (sign test) | Mpps gv / DPDK |")
-    w("| --- | --- | --- | ---: | --- | --- |")
+    be = any(s["be_cyc_ratio_median"] is not None for s in summary)
+    w("| row | variant | gv/DPDK per round | median | gv faster (sign test) | Mpps gv / DPDK |"
+      + (" back-end cyc/pkt gv / DPDK (per round: median ratio) |" if be else ""))
+    w("| --- | --- | --- | ---: | --- | --- |" + (" --- |" if be else ""))
     for s in summary:
         w(f"| {s['row']} | {s['variant']} | {', '.join(f2(x) for x in s['ratios'])} "
           f"| {f2(s['ratio_median'])} | {sign_text(s['ratios'])} "
-          f"| {f2(median(s['gv_mpps']))} / {f2(median(s['dpdk_mpps']))} |")
+          f"| {f2(median(s['gv_mpps']))} / {f2(median(s['dpdk_mpps']))} |"
+          + (f" {f0(s['be_cyc_gv_median'])} / {f0(s['be_cyc_dpdk_median'])} "
+             f"({f2(s['be_cyc_ratio_median'])}) |" if be else ""))
     pairs = [s for s in summary if "vs_first" in s]
     if pairs:
         w("")
