@@ -11,7 +11,9 @@ round) and prints, per row:
   rounds gvirtio was the faster with the sign test's p, both drivers'
   median Mpps and, where the runs recorded them (BE_EXTRA=
   --record-core-cycles), the back-end's busy cycles a packet next to
-  each driver and the median of their per-round ratios;
+  each driver, the median of their per-round ratios, and its busy share
+  next to each (about 1: the back-end was busy throughout and set the
+  pace);
 - each variant after the first against the first, round by round: its
   gv/DPDK ratio over the first variant's in the same round (both taken
   minutes apart, each against its own DPDK sample), their median, and in
@@ -42,7 +44,8 @@ def collect(out, rounds, names):
                 if row["id"] not in rows:
                     rows.append(row["id"])
                 d = data.setdefault((row["id"], n), {"ratio": [None] * rounds, "gv": [], "dpdk": [],
-                                                     "be_gv": [], "be_dpdk": [], "be_ratio": []})
+                                                     "be_gv": [], "be_dpdk": [], "be_ratio": [],
+                                                     "busy_gv": [], "busy_dpdk": []})
                 d["ratio"][r - 1] = row.get("ratio_median")
                 d["be_ratio"].append(row.get("be_cyc_ratio_median"))
                 for drv in ("gv", "dpdk"):
@@ -50,6 +53,7 @@ def collect(out, rounds, names):
                     if x.get("mpps_median") is not None:
                         d[drv].append(x["mpps_median"])
                     d["be_" + drv].append(x.get("be_cyc_per_pkt_median"))
+                    d["busy_" + drv].append(x.get("be_busy_median"))
     return rows, data
 
 
@@ -59,7 +63,8 @@ def paired(a, b):
 
 
 def summarize(rows, data, rounds, names):
-    empty = {"ratio": [None] * rounds, "gv": [], "dpdk": [], "be_gv": [], "be_dpdk": [], "be_ratio": []}
+    empty = {"ratio": [None] * rounds, "gv": [], "dpdk": [], "be_gv": [], "be_dpdk": [], "be_ratio": [],
+             "busy_gv": [], "busy_dpdk": []}
     out = []
     for rid in rows:
         base = data.get((rid, names[0]), empty)["ratio"]
@@ -71,7 +76,10 @@ def summarize(rows, data, rounds, names):
                    "gv_mpps": d["gv"], "dpdk_mpps": d["dpdk"],
                    # the back-end's busy cycles a packet (BE_EXTRA=--record-core-cycles)
                    "be_cyc_gv_median": median(d["be_gv"]), "be_cyc_dpdk_median": median(d["be_dpdk"]),
-                   "be_cyc_ratio_median": median(d["be_ratio"])}
+                   "be_cyc_ratio_median": median(d["be_ratio"]),
+                   # its busy share: cycles a packet x rate / TSC (about 1: it set the pace)
+                   "be_busy_gv_median": median(d["busy_gv"]),
+                   "be_busy_dpdk_median": median(d["busy_dpdk"])}
             if n != names[0]:
                 q = paired(d["ratio"], base)
                 wins, k, p = sign_test(q)
@@ -94,14 +102,16 @@ def markdown(summary, names):
     w = lines.append
     be = any(s["be_cyc_ratio_median"] is not None for s in summary)
     w("| row | variant | gv/DPDK per round | median | gv faster (sign test) | Mpps gv / DPDK |"
-      + (" back-end cyc/pkt gv / DPDK (per round: median ratio) |" if be else ""))
-    w("| --- | --- | --- | ---: | --- | --- |" + (" --- |" if be else ""))
+      + (" back-end cyc/pkt gv / DPDK (per round: median ratio) | back-end busy gv / DPDK |"
+         if be else ""))
+    w("| --- | --- | --- | ---: | --- | --- |" + (" --- | --- |" if be else ""))
     for s in summary:
         w(f"| {s['row']} | {s['variant']} | {', '.join(f2(x) for x in s['ratios'])} "
           f"| {f2(s['ratio_median'])} | {sign_text(s['ratios'])} "
           f"| {f2(median(s['gv_mpps']))} / {f2(median(s['dpdk_mpps']))} |"
           + (f" {f0(s['be_cyc_gv_median'])} / {f0(s['be_cyc_dpdk_median'])} "
-             f"({f2(s['be_cyc_ratio_median'])}) |" if be else ""))
+             f"({f2(s['be_cyc_ratio_median'])}) | {f2(s['be_busy_gv_median'])} / "
+             f"{f2(s['be_busy_dpdk_median'])} |" if be else ""))
     pairs = [s for s in summary if "vs_first" in s]
     if pairs:
         w("")

@@ -43,8 +43,10 @@ def check_ab_summary():
                     continue
                 os.makedirs(os.path.join(out, "%s-r%d" % (name, k)))
                 row = {"id": "loop/split/mrg1/inorder/64", "ratio_median": x,
-                       "gv": {"mpps_median": 10 * x, "be_cyc_per_pkt_median": 200 / x},
-                       "dpdk": {"mpps_median": 10.0, "be_cyc_per_pkt_median": 200.0},
+                       "gv": {"mpps_median": 10 * x, "be_cyc_per_pkt_median": 200 / x,
+                              "be_busy_median": 0.9},
+                       "dpdk": {"mpps_median": 10.0, "be_cyc_per_pkt_median": 200.0,
+                                "be_busy_median": 1.0},
                        "be_cyc_ratio_median": 1 / x}
                 with open(os.path.join(out, "%s-r%d" % (name, k), "pmd-latest.json"), "w") as f:
                     json.dump({"rows": [row]}, f)
@@ -63,7 +65,7 @@ def check_ab_summary():
     md = so.getvalue()
     assert "| loop/split/mrg1/inorder/64 | b / a | 1.20, 1.11, 2.20 | 1.20 | 3 of 3, p 0.25 |" in md, md
     assert ("| loop/split/mrg1/inorder/64 | b | 1.20, -, 1.00, 1.10 | 1.10 | 2 of 2, p 0.5 "
-            "| 11.00 / 10.00 | 182 / 200 (0.91) |") in md, md
+            "| 11.00 / 10.00 | 182 / 200 (0.91) | 0.90 / 1.00 |") in md, md
     # a's back-end: 200/x over 1.0, 0.8, 0.9, 0.5 -> median of 200, 250, 222, 400
     assert abs(a["be_cyc_gv_median"] - 236.1) < 0.1 and a["be_cyc_dpdk_median"] == 200, a
 
