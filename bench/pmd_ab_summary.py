@@ -29,9 +29,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pmd_stats import median, sign_test, sign_text  # noqa: E402
 
 
+def new_entry(rounds):
+    """One variant's figures for one row: the gv/DPDK ratio per round (None
+    where the run failed), then per run each driver's Mpps, the back-end's
+    cycles a packet and busy share next to each, and their per-round ratio."""
+    return {"ratio": [None] * rounds, "gv": [], "dpdk": [], "be_gv": [], "be_dpdk": [],
+            "be_ratio": [], "busy_gv": [], "busy_dpdk": []}
+
+
 def collect(out, rounds, names):
-    """-> (row ids in first-seen order, {(row, name): {"ratio": [per round
-    or None], "gv": [Mpps], "dpdk": [Mpps]}})"""
+    """-> (row ids in first-seen order, {(row, name): new_entry()})"""
     rows, data = [], {}
     for n in names:
         for r in range(1, rounds + 1):
@@ -43,9 +50,7 @@ def collect(out, rounds, names):
             for row in res["rows"]:
                 if row["id"] not in rows:
                     rows.append(row["id"])
-                d = data.setdefault((row["id"], n), {"ratio": [None] * rounds, "gv": [], "dpdk": [],
-                                                     "be_gv": [], "be_dpdk": [], "be_ratio": [],
-                                                     "busy_gv": [], "busy_dpdk": []})
+                d = data.setdefault((row["id"], n), new_entry(rounds))
                 d["ratio"][r - 1] = row.get("ratio_median")
                 d["be_ratio"].append(row.get("be_cyc_ratio_median"))
                 for drv in ("gv", "dpdk"):
@@ -63,8 +68,7 @@ def paired(a, b):
 
 
 def summarize(rows, data, rounds, names):
-    empty = {"ratio": [None] * rounds, "gv": [], "dpdk": [], "be_gv": [], "be_dpdk": [], "be_ratio": [],
-             "busy_gv": [], "busy_dpdk": []}
+    empty = new_entry(rounds)
     out = []
     for rid in rows:
         base = data.get((rid, names[0]), empty)["ratio"]
@@ -107,7 +111,7 @@ def markdown(summary, names):
     w("| --- | --- | --- | ---: | --- | --- |" + (" --- | --- |" if be else ""))
     for s in summary:
         w(f"| {s['row']} | {s['variant']} | {', '.join(f2(x) for x in s['ratios'])} "
-          f"| {f2(s['ratio_median'])} | {sign_text(s['ratios'])} "
+          f"| {f2(s['ratio_median'])} | {sign_text(s['gv_faster_rounds'], s['rounds_compared'], s['sign_p'])} "
           f"| {f2(median(s['gv_mpps']))} / {f2(median(s['dpdk_mpps']))} |"
           + (f" {f0(s['be_cyc_gv_median'])} / {f0(s['be_cyc_dpdk_median'])} "
              f"({f2(s['be_cyc_ratio_median'])}) | {f2(s['be_busy_gv_median'])} / "
@@ -125,7 +129,7 @@ def markdown(summary, names):
             v = s["vs_first"]
             w(f"| {s['row']} | {s['variant']} / {v['variant']} | "
               f"{', '.join(f2(x) for x in v['per_round'])} | {f2(v['median'])} "
-              f"| {sign_text(v['per_round'])} |")
+              f"| {sign_text(v['ahead_rounds'], v['rounds_compared'], v['sign_p'])} |")
     return "\n".join(lines)
 
 

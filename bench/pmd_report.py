@@ -525,7 +525,9 @@ def markdown(rows, vg, meta):
                                             ", %.0f ns" % median(rt) if rt else "")
             w("| %s | %s | %d | %s | %d | %s | %s | %s | %s | %s | %s / %s (%s) | %s | %s |" % (
                 DIRS[r["dir"]], r["layout"], r["mrg_rxbuf"], r["path"], r["size"], mp(g), mp(p),
-                fmt(r["ratio_median"]), sign_text(r["ratios"]), same(r), fmt(g["best_mpps"]), fmt(p["best_mpps"]),
+                fmt(r["ratio_median"]),
+                sign_text(r["gv_faster_rounds"], r["rounds_compared"], r["sign_p"]), same(r),
+                fmt(g["best_mpps"]), fmt(p["best_mpps"]),
                 fmt(r.get("ratio_best")), cyc(g), cyc(p)))
         be_rows = [r for r in rows if r["gv"].get("be_cyc_per_pkt_median")
                    or r["dpdk"].get("be_cyc_per_pkt_median")]

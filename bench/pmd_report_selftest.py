@@ -29,8 +29,8 @@ def check_sign_test():
     assert (wins, n) == (8, 30) and abs(p - 0.0161248) < 1e-6, p
     # ties and missing rounds are left out; 1 of 2 is as even as it gets
     assert sign_test([1.2, 0.8, 1.0, None]) == (1, 2, 1.0)
-    assert sign_test([]) == (0, 0, None) and sign_text([None]) == "-"
-    assert sign_text([2.0] * 10) == "10 of 10, p 0.002"
+    assert sign_test([]) == (0, 0, None) and sign_text(*sign_test([None])) == "-"
+    assert sign_text(*sign_test([2.0] * 10)) == "10 of 10, p 0.002"
 
 
 def check_ab_summary():

@@ -34,9 +34,8 @@ def sign_test(ratios):
     return wins, n, min(1.0, 2.0 * tail / 2 ** n)
 
 
-def sign_text(ratios):
-    """'8 of 30, p 0.02': sign_test() for a table cell ('-' with no rounds)."""
-    wins, n, p = sign_test(ratios)
+def sign_text(wins, n, p):
+    """'8 of 30, p 0.016': sign_test()'s result for a table cell ('-' with no rounds)."""
     if not n:
         return "-"
     return "%d of %d, p %.2g" % (wins, n, p)
