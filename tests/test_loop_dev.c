@@ -97,7 +97,7 @@ static struct raw *raw_open(const char *args, uint64_t want, uint16_t pairs)
 	assert_int_equal(rte_dev_probe(buf), 0);
 	assert_int_equal(rte_eth_dev_get_port_by_name(r->name, &r->port), 0);
 	r->hw = rte_eth_devices[r->port].data->dev_private;
-	r->ops = r->hw->ops;
+	r->ops = gv_ops(r->hw);
 	assert_int_equal(r->ops->reset(r->hw), 0);
 	assert_int_equal(r->ops->get_features(r->hw, &off), 0);
 	r->f = off & (want | GV_BIT(GV_F_VERSION_1) | GV_BIT(GV_F_RING_PACKED) |

@@ -82,7 +82,7 @@ static int fz_probe(struct rte_vdev_device *vdev)
 	if (!dev)
 		return -ENOMEM;
 	hw = dev->data->dev_private;
-	hw->ops = &fzd_ops;
+	gv_set_transport(hw, GV_TP_TEST, &fzd_ops);
 	hw->tp = &g_fzd;
 	snprintf(hw->name, sizeof(hw->name), "%s", FZ_PORT_NAME);
 	/* As the PCI transport does: max_virtqueue_pairs from the config. */

@@ -42,7 +42,7 @@ int gv_ctrl_setup(struct rte_eth_dev *dev)
 	int ret;
 
 	gv_ctrl_release(hw);
-	if (!gv_has(hw, GV_NET_F_CTRL_VQ) || hw->ops->ctrl)
+	if (!gv_has(hw, GV_NET_F_CTRL_VQ) || gv_ops(hw)->ctrl)
 		return 0;
 	c = rte_zmalloc("gv_ctrlq", sizeof(*c), RTE_CACHE_LINE_SIZE);
 	if (!c)
@@ -134,7 +134,7 @@ static int ring_cmd(struct gv_hw *hw, uint8_t cls, uint8_t cmd, const struct gv_
 	if (ret)
 		return ret;
 	if (gv_vq_kick_prepare(c->q.vq))
-		hw->ops->notify(hw, &c->q);
+		gv_ops(hw)->notify(hw, &c->q);
 	deadline = rte_get_timer_cycles() + rte_get_timer_hz() * GV_CTRL_TIMEOUT_MS / 1000;
 	while (gv_vq_get_used(c->q.vq, &cookie, &len, 1) == 0) {
 		if (gv_vq_broken(c->q.vq))
@@ -158,7 +158,7 @@ int gv_ctrl_cmd(struct gv_hw *hw, uint8_t cls, uint8_t cmd, const struct gv_ctrl
 {
 	int ret;
 
-	if (hw->ops->ctrl) {
+	if (gv_ops(hw)->ctrl) {
 		uint8_t flat[GV_CTRL_DATA_MAX];
 		uint32_t len = 0;
 
@@ -168,7 +168,7 @@ int gv_ctrl_cmd(struct gv_hw *hw, uint8_t cls, uint8_t cmd, const struct gv_ctrl
 			memcpy(flat + len, parts[i].data, parts[i].len);
 			len += parts[i].len;
 		}
-		return hw->ops->ctrl(hw, cls, cmd, flat, len);
+		return gv_ops(hw)->ctrl(hw, cls, cmd, flat, len);
 	}
 	if (!hw->cvq)
 		return -ENOTSUP;

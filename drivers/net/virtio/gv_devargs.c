@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gv_devargs.c - the devargs parser of the net_gvirtio_user vdev
- * (path, server, queues, queue_size, mac, packed_vq, mrg_rxbuf, in_order,
- * vectorized, datapath, rx_hdr_line, speed; see gv_devargs.h) and of
- * net_gvirtio PCI devices (the same keys without path and server). Every
+ * (path, server, queues, cq, queue_size, mac, packed_vq, mrg_rxbuf,
+ * in_order, vectorized, datapath, rx_hdr_line, speed, iface; see
+ * gv_devargs.h) and of net_gvirtio PCI devices (the same keys without
+ * path, server, cq and iface, with vdpa). Every
  * value is untrusted text: numbers are range-checked, booleans are exactly
  * 0 or 1, names one of a list, unknown keys are refused. Needs rte_kvargs,
  * rte_ether and rte_log only (fuzzed alone).
@@ -24,14 +25,19 @@
 #define KEY_QSIZE "queue_size"
 #define KEY_MAC "mac"
 #define KEY_SPEED "speed"
+#define KEY_CQ "cq"
+#define KEY_IFACE "iface"
+#define KEY_VDPA "vdpa"
 
+/* Every key of DPDK 22.11's net_virtio_user, and gvirtio's own. */
 static const char *const valid_keys[] = {
-	KEY_PATH, KEY_SERVER, KEY_QUEUES, KEY_QSIZE, KEY_MAC, KEY_SPEED, GV_RING_KEYS, NULL,
+	KEY_PATH, KEY_SERVER, KEY_QUEUES, KEY_CQ, KEY_QSIZE, KEY_MAC, KEY_SPEED, KEY_IFACE,
+	GV_RING_KEYS, NULL,
 };
 
-/* net_gvirtio (PCI): no socket. */
+/* net_gvirtio (PCI): no socket; DPDK's net_virtio's vdpa, speed and vectorized. */
 static const char *const pci_keys[] = {
-	KEY_QUEUES, KEY_QSIZE, KEY_MAC, KEY_SPEED, GV_RING_KEYS, NULL,
+	KEY_VDPA, KEY_QUEUES, KEY_QSIZE, KEY_MAC, KEY_SPEED, GV_RING_KEYS, NULL,
 };
 
 /* ------------------------------------------- shared by every parser -- */
@@ -203,6 +209,20 @@ static int parse_one(const char *key, const char *v, void *opaque)
 	}
 	if (!strcmp(key, KEY_MAC))
 		return gv_devarg_mac(key, v, true, &a->mac, &a->have_mac);
+	/*
+	 * cq=1 is what DPDK's net_virtio_user needs for queues>1: a control
+	 * queue emulated on this side. gvirtio always emulates one.
+	 */
+	if (!strcmp(key, KEY_CQ))
+		return gv_devarg_bool(key, v, &a->cq);
+	if (!strcmp(key, KEY_IFACE)) {
+		GV_LOG(ERR, "devarg iface=%s: names the tap of the vhost-kernel transport "
+		       "(path=/dev/vhost-net), which gvirtio does not have: use DPDK's "
+		       "net_virtio_user for it (GVIRTIO_PREFER=dpdk)", v);
+		return -ENOTSUP;
+	}
+	if (!strcmp(key, KEY_VDPA))
+		return gv_devarg_bool(key, v, &a->vdpa);
 	return -EINVAL;
 }
 

@@ -49,19 +49,23 @@ struct gv_user_args {
 	uint32_t speed; /* Mbps, any 32-bit value */
 	bool have_mac;
 	struct rte_ether_addr mac; /* unicast when have_mac */
+	bool cq; /* cq=: accepted, the control queue is always emulated */
+	bool vdpa; /* PCI vdpa=1: the device is left to a vDPA driver */
 };
 
 /*
  * Parse "key=value,..." (args may be NULL: no devargs) into *a, with the
  * defaults for what is not given. `name` is only used in log messages.
  * Returns 0, or -EINVAL (logged) for an unknown key, a missing or
- * out-of-range value, or no path.
+ * out-of-range value, or no path; -ENOTSUP (logged) for iface= (the
+ * vhost-kernel transport's).
  */
 int gv_user_parse_args(const char *name, const char *args, struct gv_user_args *a);
 
 /*
- * The devargs of a net_gvirtio PCI device: the keys above except path and
- * server; queues defaults to 0 (every pair the device has). 0 or -EINVAL.
+ * The devargs of a net_gvirtio PCI device: the keys above except path,
+ * server, cq and iface, and vdpa; queues defaults to 0 (every pair the
+ * device has). 0 or -EINVAL.
  */
 int gv_pci_parse_args(const char *name, const char *args, struct gv_user_args *a);
 

@@ -3,7 +3,7 @@
  * gv_ethdev.c - the ethdev ops of a gvirtio port: feature negotiation
  * (only what the app's configuration needs), queue set-up and release,
  * start/stop/close/reset, link, MTU and MAC. Transport-neutral: the
- * device is reached through hw->ops only. Counters are in gv_stats.c.
+ * device is reached through gv_ops(hw) only. Counters are in gv_stats.c.
  */
 #include <string.h>
 
@@ -19,6 +19,8 @@
 #include "gv_stats.h"
 
 RTE_LOG_REGISTER(gv_logtype, pmd.net.gvirtio, NOTICE);
+
+const struct gv_transport_ops *gv_tp_table[GV_TP_MAX];
 
 #define GV_MAX_RX_PKTLEN 9728
 #define GV_RX_INDIRECT 16 /* indirect entries per RX chain (full path) */
@@ -58,7 +60,7 @@ static uint64_t wanted_features(const struct gv_hw *hw, const struct rte_eth_con
 	if (hw->want_in_order && hw->force_path != GV_FORCE_SIMPLE)
 		f |= GV_BIT(GV_F_IN_ORDER);
 	f |= gv_offload_features(conf->rxmode.offloads, conf->txmode.offloads);
-	f |= hw->ops->tp_features;
+	f |= gv_ops(hw)->tp_features;
 	/* Indirect tables only help chains: multi-segment TX or chained RX. */
 	if ((conf->txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ||
 	    (conf->rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER) || hw->force_path == GV_FORCE_FULL)
@@ -74,16 +76,16 @@ static int negotiate(struct rte_eth_dev *dev)
 	uint64_t want;
 	int ret;
 
-	ret = hw->ops->reset(hw);
+	ret = gv_ops(hw)->reset(hw);
 	if (ret == 0)
-		ret = hw->ops->get_features(hw, &hw->host_features);
+		ret = gv_ops(hw)->get_features(hw, &hw->host_features);
 	if (ret) {
 		GV_LOG(ERR, "%s: device not reachable: %s", hw->name, strerror(-ret));
 		return ret;
 	}
 	want = wanted_features(hw, conf);
 	hw->features = hw->host_features & want;
-	ret = hw->ops->set_features(hw, hw->features);
+	ret = gv_ops(hw)->set_features(hw, hw->features);
 	if (ret) {
 		GV_LOG(ERR, "%s: device refused features: %s", hw->name, strerror(-ret));
 		return ret;
@@ -102,20 +104,20 @@ static int negotiate(struct rte_eth_dev *dev)
 	if (gv_has(hw, GV_NET_F_MTU)) {
 		uint16_t mtu = 0;
 
-		if (hw->ops->read_config(hw, GV_NET_CFG_MTU, &mtu, sizeof(mtu)) == 0 && mtu >= 68)
+		if (gv_ops(hw)->read_config(hw, GV_NET_CFG_MTU, &mtu, sizeof(mtu)) == 0 && mtu >= 68)
 			hw->max_mtu = mtu;
 	}
 	if (gv_has(hw, GV_NET_F_SPEED_DUPLEX) && !hw->speed) {
 		uint32_t speed = 0;
 
 		/* UINT32_MAX: unknown (virtio 1.2 5.1.4) */
-		if (hw->ops->read_config(hw, GV_NET_CFG_SPEED, &speed, 4) == 0 && speed &&
+		if (gv_ops(hw)->read_config(hw, GV_NET_CFG_SPEED, &speed, 4) == 0 && speed &&
 		    speed != UINT32_MAX)
 			hw->speed = speed;
 	}
 	/* The device's MAC, unless the app has set its own (kept across resets). */
 	if (gv_has(hw, GV_NET_F_MAC) && !hw->mac_from_app &&
-	    hw->ops->read_config(hw, GV_NET_CFG_MAC, &hw->mac, RTE_ETHER_ADDR_LEN) == 0)
+	    gv_ops(hw)->read_config(hw, GV_NET_CFG_MAC, &hw->mac, RTE_ETHER_ADDR_LEN) == 0)
 		rte_ether_addr_copy(&hw->mac, &dev->data->mac_addrs[0]);
 	hw->negotiated = true;
 	return 0;
@@ -148,7 +150,7 @@ static int gv_dev_configure(struct rte_eth_dev *dev)
 		ret = gv_rss_configure(dev);
 	}
 	pthread_mutex_unlock(&hw->ctl_lock);
-	if (ret == 0 && pairs > 1 && !gv_has(hw, GV_NET_F_MQ) && hw->ops->ctrl == NULL) {
+	if (ret == 0 && pairs > 1 && !gv_has(hw, GV_NET_F_MQ) && gv_ops(hw)->ctrl == NULL) {
 		GV_LOG(ERR, "%s: %u queue pairs need multi-queue (MQ), which the device lacks",
 		       hw->name, pairs);
 		ret = -ENOTSUP;
@@ -156,10 +158,12 @@ static int gv_dev_configure(struct rte_eth_dev *dev)
 	return ret;
 }
 
-static int gv_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
+/* Primary and secondary processes (reads the transport only in the primary). */
+int gv_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 {
 	struct gv_hw *hw = hw_of(dev);
-	uint16_t qmax = hw->ops->queue_max(hw, 0);
+	bool primary = rte_eal_process_type() == RTE_PROC_PRIMARY;
+	uint16_t qmax = hw->desc_max;
 
 	info->max_rx_queues = hw->max_queue_pairs;
 	info->max_tx_queues = hw->max_queue_pairs;
@@ -170,11 +174,11 @@ static int gv_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *in
 	info->max_mac_addrs = GV_MAX_MAC_ADDRS;
 	uint64_t offered = hw->host_features;
 
-	if (!hw->negotiated)
-		hw->ops->get_features(hw, &offered);
+	if (!hw->negotiated && primary)
+		gv_ops(hw)->get_features(hw, &offered);
 	info->rx_offload_capa = gv_rx_offload_capa(offered);
 	info->tx_offload_capa = gv_tx_offload_capa(offered);
-	if (!hw->negotiated)
+	if (!hw->negotiated && primary)
 		gv_rss_init(dev, offered);
 	gv_rss_infos(dev, info);
 	info->rx_desc_lim.nb_max = qmax;
@@ -185,7 +189,9 @@ static int gv_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *in
 	info->default_txportconf.ring_size = hw->queue_size;
 	info->default_rxportconf.nb_queues = 1;
 	info->default_txportconf.nb_queues = 1;
-	info->speed_capa = RTE_ETH_LINK_SPEED_AUTONEG;
+	/* speed=, or the device's: its bit (as DPDK's virtio PMD reports it), else 0. */
+	info->speed_capa = hw->speed ? rte_eth_speed_bitflag(hw->speed, RTE_ETH_LINK_FULL_DUPLEX)
+				     : RTE_ETH_LINK_SPEED_AUTONEG;
 	info->dev_capa = 0;
 	return 0;
 }
@@ -194,9 +200,9 @@ static int gv_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *in
 static uint16_t queue_size(struct gv_hw *hw, uint16_t vq_idx, uint16_t nb_desc)
 {
 	uint32_t size = nb_desc ? nb_desc : hw->queue_size;
-	uint32_t max = hw->ops->queue_max(hw, vq_idx);
+	uint32_t max = gv_ops(hw)->queue_max(hw, vq_idx);
 
-	if (hw->ops->fixed_queue_size)
+	if (gv_ops(hw)->fixed_queue_size)
 		return (uint16_t)max;
 	if (size < 2)
 		size = 2;
@@ -476,13 +482,13 @@ static int rings_go(struct rte_eth_dev *dev)
 	int ret = 0;
 
 	for (uint16_t i = 0; ret == 0 && i < dev->data->nb_rx_queues; i++)
-		ret = hw->ops->setup_queue(hw, &((struct gv_rxq *)dev->data->rx_queues[i])->q);
+		ret = gv_ops(hw)->setup_queue(hw, &((struct gv_rxq *)dev->data->rx_queues[i])->q);
 	for (uint16_t i = 0; ret == 0 && i < dev->data->nb_tx_queues; i++)
-		ret = hw->ops->setup_queue(hw, &((struct gv_txq *)dev->data->tx_queues[i])->q);
+		ret = gv_ops(hw)->setup_queue(hw, &((struct gv_txq *)dev->data->tx_queues[i])->q);
 	if (ret == 0 && gv_ctrl_queue(hw))
-		ret = hw->ops->setup_queue(hw, gv_ctrl_queue(hw));
+		ret = gv_ops(hw)->setup_queue(hw, gv_ctrl_queue(hw));
 	if (ret == 0)
-		ret = hw->ops->start(hw);
+		ret = gv_ops(hw)->start(hw);
 	if (ret)
 		return ret;
 	hw->started = true;
@@ -576,7 +582,7 @@ static int do_start(struct rte_eth_dev *dev)
 	for_each_queue(dev, gv_queue_resume);
 	if (ret) {
 		GV_LOG(ERR, "%s: start failed: %s", hw->name, strerror(-ret));
-		hw->ops->stop(hw);
+		gv_ops(hw)->stop(hw);
 		drain_all(dev);
 		return ret;
 	}
@@ -601,7 +607,7 @@ static int do_stop(struct rte_eth_dev *dev)
 	/* An lcore still in a burst finishes it before the rings go. */
 	for_each_queue(dev, gv_queue_pause);
 	if (hw->started)
-		hw->ops->stop(hw);
+		gv_ops(hw)->stop(hw);
 	hw->started = false;
 	drain_all(dev);
 	for_each_queue(dev, gv_queue_resume);
@@ -622,13 +628,13 @@ int gv_port_rings_restart(struct rte_eth_dev *dev)
 	if (!dev->data->dev_started)
 		return 0;
 	for_each_queue(dev, gv_queue_pause);
-	hw->ops->stop(hw);
+	gv_ops(hw)->stop(hw);
 	hw->started = false;
 	drain_all(dev);
 	ret = rings_go(dev);
 	if (ret) {
 		GV_LOG(ERR, "%s: could not restart the rings: %s", hw->name, strerror(-ret));
-		hw->ops->stop(hw);
+		gv_ops(hw)->stop(hw);
 		drain_all(dev);
 	}
 	for_each_queue(dev, gv_queue_resume);
@@ -686,14 +692,14 @@ static int gv_dev_close(struct rte_eth_dev *dev)
 	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
 		gv_tx_queue_release(dev, i);
 	gv_ctrl_release(hw);
-	if (hw->ops)
-		hw->ops->close(hw);
+	if (gv_ops(hw))
+		gv_ops(hw)->close(hw);
 	/* instance_free does not free the vector list. */
 	rte_intr_vec_list_free(dev->intr_handle);
 	rte_intr_instance_free(dev->intr_handle);
 	dev->intr_handle = NULL;
 	pthread_mutex_unlock(&hw->ctl_lock);
-	hw->ops = NULL;
+	hw->tp_id = GV_TP_NONE;
 	return 0;
 }
 
@@ -704,7 +710,7 @@ static int gv_dev_reset(struct rte_eth_dev *dev)
 	if (dev->data->dev_started)
 		gv_dev_stop(dev);
 	hw->negotiated = false;
-	return hw->ops->reset(hw);
+	return gv_ops(hw)->reset(hw);
 }
 
 static int gv_link_update(struct rte_eth_dev *dev, int wait)
@@ -747,7 +753,7 @@ static int gv_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 	return 0;
 }
 
-static const struct eth_dev_ops gv_ops = {
+static const struct eth_dev_ops gv_eth_ops = {
 	.dev_configure = gv_dev_configure,
 	.dev_infos_get = gv_dev_infos_get,
 	.dev_start = gv_dev_start,
@@ -788,14 +794,20 @@ static const struct eth_dev_ops gv_ops = {
 	.txq_info_get = gv_txq_info_get,
 };
 
+bool gv_is_port(const struct rte_eth_dev *dev)
+{
+	return dev->dev_ops == &gv_eth_ops;
+}
+
 /* Common part of probing, after the transport found its device. */
 int gv_ethdev_init(struct rte_eth_dev *dev, struct gv_hw *hw)
 {
-	dev->dev_ops = &gv_ops;
+	dev->dev_ops = &gv_eth_ops;
 	dev->rx_pkt_burst = gv_rx_fn(hw, GV_RX_PATH_MAX);
 	dev->tx_pkt_burst = gv_tx_fn(hw, GV_TX_PATH_MAX);
 	hw->port_id = dev->data->port_id;
 	pthread_mutex_init(&hw->ctl_lock, NULL);
+	hw->desc_max = gv_ops(hw)->queue_max(hw, 0);
 	if (!hw->max_mtu)
 		hw->max_mtu = GV_MAX_RX_PKTLEN - RTE_ETHER_HDR_LEN - RTE_ETHER_CRC_LEN;
 	dev->data->mac_addrs = rte_zmalloc("gv_mac", RTE_ETHER_ADDR_LEN * GV_MAX_MAC_ADDRS, 0);

@@ -20,7 +20,7 @@ static uint16_t config_status(struct gv_hw *hw)
 	uint16_t st = 0;
 
 	if (!gv_has(hw, GV_NET_F_STATUS) ||
-	    hw->ops->read_config(hw, GV_NET_CFG_STATUS, &st, sizeof(st)))
+	    gv_ops(hw)->read_config(hw, GV_NET_CFG_STATUS, &st, sizeof(st)))
 		return GV_NET_S_LINK_UP; /* no status: the link is up when the device is */
 	return st;
 }
@@ -33,7 +33,7 @@ int gv_link_refresh(struct rte_eth_dev *dev)
 	link.link_duplex = RTE_ETH_LINK_FULL_DUPLEX;
 	link.link_autoneg = RTE_ETH_LINK_FIXED;
 	link.link_speed = hw->speed ? hw->speed : RTE_ETH_SPEED_NUM_UNKNOWN;
-	link.link_status = dev->data->dev_started && hw->ops && hw->ops->link_up(hw) &&
+	link.link_status = dev->data->dev_started && gv_ops(hw) && gv_ops(hw)->link_up(hw) &&
 					   (config_status(hw) & GV_NET_S_LINK_UP)
 				   ? RTE_ETH_LINK_UP
 				   : RTE_ETH_LINK_DOWN;

@@ -18,6 +18,7 @@
 #include <ethdev_vdev.h>
 
 #include "gv_devargs.h"
+#include "gv_names.h"
 #include "gv_loop_priv.h"
 
 #define GV_LOOP_QUEUE_MAX 32768
@@ -457,7 +458,7 @@ static int loop_probe(struct rte_vdev_device *vdev)
 	}
 	hw = dev->data->dev_private;
 	hw->tp = lp;
-	hw->ops = &loop_ops;
+	gv_set_transport(hw, GV_TP_LOOP, &loop_ops);
 	snprintf(hw->name, sizeof(hw->name), "%s", name);
 	hw->req_queue_pairs = hw->max_queue_pairs = (uint16_t)a.queues;
 	hw->queue_size = (uint16_t)RTE_MIN(a.queue_size, (uint32_t)GV_DEFAULT_QUEUE_SIZE);
@@ -468,7 +469,7 @@ static int loop_probe(struct rte_vdev_device *vdev)
 	ret = gv_ethdev_init(dev, hw);
 	if (ret) {
 		loop_close(hw);
-		hw->ops = NULL;
+		hw->tp_id = GV_TP_NONE;
 		rte_eth_dev_release_port(dev);
 		return ret;
 	}
@@ -489,24 +490,12 @@ static int loop_remove(struct rte_vdev_device *vdev)
 	return rte_eth_dev_close(dev->data->port_id);
 }
 
-static struct rte_vdev_driver gv_loop_driver = {
+/* Registered by gv_names.c. */
+struct rte_vdev_driver gv_loop_driver = {
 	.probe = loop_probe,
 	.remove = loop_remove,
 };
 
-RTE_PMD_REGISTER_VDEV(net_gvirtio_loop, gv_loop_driver);
-RTE_PMD_REGISTER_PARAM_STRING(net_gvirtio_loop,
-			      "queues=<1-16> "
-			      "queue_size=<2-32768> "
-			      "packed_vq=<0|1> "
-			      "mrg_rxbuf=<0|1> "
-			      "in_order=<0|1> "
-			      "features=<hex mask> "
-			      "mac=<xx:xx:xx:xx:xx:xx> "
-			      "mtu=<68-65535> "
-			      "speed=<Mbps> "
-			      "ctrl_silent=<0|1> "
-			      "datapath=<simple|inorder|full>");
 
 /* ------------------------------------------------------------ test API -- */
 
@@ -523,7 +512,7 @@ static struct gv_loop *port_loop(uint16_t port, struct rte_eth_dev **devp)
 	    strcmp(dev->device->driver->name, GV_LOOP_DRIVER_NAME))
 		return NULL;
 	hw = dev->data->dev_private;
-	if (!hw || hw->ops != &loop_ops || !hw->tp)
+	if (!hw || gv_ops(hw) != &loop_ops || !hw->tp)
 		return NULL;
 	if (devp)
 		*devp = dev;

@@ -24,6 +24,7 @@
 
 #include "gv_ctrl.h"
 #include "gv_devargs.h"
+#include "gv_names.h"
 #include "gv_pci.h"
 
 /* ------------------------------------------------------------ helpers -- */
@@ -401,6 +402,30 @@ static void read_device_info(struct gv_hw *hw, uint64_t offered, const struct gv
 		read_speed(hw);
 }
 
+/*
+ * A secondary process: the port the primary made. The bus mapped the BARs
+ * at the primary's addresses, so a modern device's doorbells (pointers in
+ * the shared gv_pci) work from here; a legacy device's I/O port is reached
+ * through the primary's own port handle, so this process gets no RX/TX.
+ */
+static int gv_pci_attach_secondary(struct rte_pci_device *pdev)
+{
+	struct rte_eth_dev *dev = rte_eth_dev_pci_allocate(pdev, 0);
+	struct gv_hw *hw;
+
+	if (!dev) {
+		GV_LOG(ERR, "%s: no such port in the primary process", pdev->device.name);
+		return -ENODEV;
+	}
+	hw = dev->data->dev_private;
+	if (hw->tp_id == GV_TP_PCI_MODERN) {
+		gv_tp_table[GV_TP_PCI_MODERN] = &pci_modern_ops;
+		return gv_secondary_attach(dev, true);
+	}
+	gv_tp_table[GV_TP_PCI_LEGACY] = &pci_legacy_ops;
+	return gv_secondary_attach(dev, false);
+}
+
 static int pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pdev)
 {
 	const char *name = pdev->device.name;
@@ -414,13 +439,21 @@ static int pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pdev)
 	int ret;
 
 	(void)drv;
-	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
-		GV_LOG(ERR, "%s: secondary processes are not supported", name);
-		return -ENOTSUP;
+	gv_names_note();
+	if (gv_names_pci_yields()) {
+		GV_LOG(INFO, "%s: left to DPDK's net_virtio (GVIRTIO_PREFER=dpdk)", name);
+		return 1;
 	}
 	ret = gv_pci_parse_args(name, da ? da->args : NULL, &a);
 	if (ret)
 		return ret;
+	if (a.vdpa) {
+		/* As DPDK's net_virtio: a positive return makes the bus ask the next driver. */
+		GV_LOG(INFO, "%s: vdpa=1: left to a vDPA driver", name);
+		return 1;
+	}
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return gv_pci_attach_secondary(pdev);
 	p = rte_zmalloc_socket("gv_pci", sizeof(*p), RTE_CACHE_LINE_SIZE, pdev->device.numa_node);
 	if (!p)
 		return -ENOMEM;
@@ -459,7 +492,8 @@ static int pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pdev)
 	hw = dev->data->dev_private;
 	hw->tp = p;
 	p->hw = hw;
-	hw->ops = p->modern ? &pci_modern_ops : &pci_legacy_ops;
+	gv_set_transport(hw, p->modern ? GV_TP_PCI_MODERN : GV_TP_PCI_LEGACY,
+			 p->modern ? &pci_modern_ops : &pci_legacy_ops);
 	snprintf(hw->name, sizeof(hw->name), "%s", name);
 	hw->port_id = dev->data->port_id;
 	ret = pci_reset(hw);
@@ -505,7 +539,7 @@ static int pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pdev)
 	return 0;
 
 fail_port:
-	hw->ops = NULL;
+	hw->tp_id = GV_TP_NONE;
 	hw->tp = NULL;
 	rte_eth_dev_release_port(dev); /* frees dev_private and mac_addrs */
 fail:
@@ -519,34 +553,26 @@ static int pci_remove(struct rte_pci_device *pdev)
 
 	if (!dev)
 		return 0;
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return gv_secondary_remove(dev);
 	/* Hot-unplug of a running port: ethdev will not close it started. */
 	if (dev->data->dev_started)
 		rte_eth_dev_stop(dev->data->port_id);
 	return rte_eth_dev_close(dev->data->port_id);
 }
 
-static const struct rte_pci_id pci_id_table[] = {
+const struct rte_pci_id gv_pci_id_table[] = {
 	{ RTE_PCI_DEVICE(GV_PCI_VENDOR, GV_PCI_DEV_TRANSITIONAL_NET) },
 	{ RTE_PCI_DEVICE(GV_PCI_VENDOR, GV_PCI_DEV_MODERN_NET) },
 	{ .vendor_id = 0 },
 };
 
-static struct rte_pci_driver gv_pci_driver = {
-	.id_table = pci_id_table,
+/* Registered by gv_names.c. */
+struct rte_pci_driver gv_pci_driver = {
+	.id_table = gv_pci_id_table,
 	.drv_flags = RTE_PCI_DRV_NEED_MAPPING | RTE_PCI_DRV_INTR_LSC,
 	.probe = pci_probe,
 	.remove = pci_remove,
 };
 
-RTE_PMD_REGISTER_PCI(net_gvirtio, gv_pci_driver);
-RTE_PMD_REGISTER_PCI_TABLE(net_gvirtio, pci_id_table);
-RTE_PMD_REGISTER_KMOD_DEP(net_gvirtio, "* vfio-pci");
-RTE_PMD_REGISTER_PARAM_STRING(net_gvirtio,
-			      "queues=<1-16> "
-			      "queue_size=<2-32768> "
-			      "mac=<xx:xx:xx:xx:xx:xx> "
-			      "packed_vq=<0|1> "
-			      "mrg_rxbuf=<0|1> "
-			      "in_order=<0|1> "
-			      "datapath=<simple|inorder|full> "
-			      "speed=<Mbps>");
+

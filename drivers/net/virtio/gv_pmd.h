@@ -174,8 +174,8 @@ struct gv_rss {
 
 /* The port. */
 struct gv_hw {
-	const struct gv_transport_ops *ops;
-	void *tp; /* transport private */
+	enum gv_tp_id tp_id; /* the transport: gv_ops() */
+	void *tp; /* transport private (in shared memory) */
 	uint16_t port_id;
 	char name[64];
 
@@ -196,6 +196,7 @@ struct gv_hw {
 	enum gv_barrier barrier;
 	uint16_t hdr_size;
 	uint16_t max_queue_pairs;
+	uint16_t desc_max; /* the largest ring the device takes (queue 0) */
 	uint16_t max_mtu;
 	struct rte_ether_addr mac;
 	bool mac_from_app; /* set by rte_eth_dev_default_mac_addr_set: keep it */
@@ -216,6 +217,20 @@ struct gv_hw {
 	struct rte_ether_addr mc[GV_MAX_MC_ADDRS]; /* multicast list */
 	uint32_t n_mc;
 };
+
+/* This process's ops of the port's transport (NULL once released). */
+static inline const struct gv_transport_ops *gv_ops(const struct gv_hw *hw)
+{
+	return gv_tp_table[hw->tp_id];
+}
+
+/* Give the port its transport: the id in the port, the ops in this process's table. */
+static inline void gv_set_transport(struct gv_hw *hw, enum gv_tp_id id,
+				    const struct gv_transport_ops *ops)
+{
+	gv_tp_table[id] = ops;
+	hw->tp_id = id;
+}
 
 static inline bool gv_has(const struct gv_hw *hw, unsigned int bit)
 {
@@ -339,7 +354,17 @@ uint32_t gv_rx_refill_point(const struct gv_hw *hw, const struct gv_rxq *rxq, ui
 
 /* gv_ethdev.c */
 struct rte_eth_dev;
+struct rte_eth_dev_info;
 int gv_ethdev_init(struct rte_eth_dev *dev, struct gv_hw *hw);
+int gv_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info);
+/* The port is one of this PMD's, driven by this (primary) process. */
+bool gv_is_port(const struct rte_eth_dev *dev);
+
+/* gv_secondary.c: the port in a secondary process (its transport's ops installed). */
+/* Secondary ops and bursts (datapath: RX/TX from this process is possible). */
+int gv_secondary_attach(struct rte_eth_dev *dev, bool datapath);
+/* The port let go of in this process only. */
+int gv_secondary_remove(struct rte_eth_dev *dev);
 /* Ring, core state and indirect tables of one virtqueue. */
 int gv_queue_alloc(struct rte_eth_dev *dev, struct gv_queue *q, uint16_t vq_idx,
 		   uint16_t queue_id, uint16_t nb_desc, unsigned int socket, uint16_t max_ind);

@@ -67,9 +67,9 @@ void gv_rss_init(struct rte_eth_dev *dev, uint64_t features)
 	memset(r, 0, sizeof(*r));
 	if (!(features & GV_BIT(GV_NET_F_RSS)))
 		return;
-	if (hw->ops->read_config(hw, GV_NET_CFG_RSS_KEY_SIZE, &key_size, 1) ||
-	    hw->ops->read_config(hw, GV_NET_CFG_RSS_TABLE_LEN, &tbl, 2) ||
-	    hw->ops->read_config(hw, GV_NET_CFG_HASH_TYPES, &types, 4) || key_size == 0 ||
+	if (gv_ops(hw)->read_config(hw, GV_NET_CFG_RSS_KEY_SIZE, &key_size, 1) ||
+	    gv_ops(hw)->read_config(hw, GV_NET_CFG_RSS_TABLE_LEN, &tbl, 2) ||
+	    gv_ops(hw)->read_config(hw, GV_NET_CFG_HASH_TYPES, &types, 4) || key_size == 0 ||
 	    tbl == 0 || (tbl & (tbl - 1))) {
 		GV_LOG(WARNING, "%s: RSS offered with unusable limits (key %u, table %u): off",
 		       hw->name, key_size, tbl);

@@ -79,7 +79,7 @@ static __rte_always_inline void kick(struct gv_queue *q, const enum gv_layout L,
 				      const enum gv_barrier B)
 {
 	if (gvb_kick_prepare(q->vq, L, B)) {
-		q->hw->ops->notify(q->hw, q);
+		gv_ops(q->hw)->notify(q->hw, q);
 		q->st.kicks++;
 	}
 }

@@ -5,6 +5,13 @@
  * ethdev ops only see this table; a transport implements it and nothing
  * else changes.
  *
+ * The port (struct gv_hw) lives in memory every process of the application
+ * shares, so it names its transport by id (enum gv_tp_id), never by a
+ * pointer: each process maps this library at its own address, and
+ * gv_ops() looks the id up in that process's own table. A secondary
+ * process's probe may install other ops under the same id (what only the
+ * primary can do, such as writing the primary's eventfds, it must not).
+ *
  * Order of calls for a start: reset -> get_features -> set_features ->
  * setup_queue (each queue) -> start (DRIVER_OK). For a stop: stop ->
  * (queues released or set up again).
@@ -61,5 +68,19 @@ struct gv_transport_ops {
 	int (*ctrl)(struct gv_hw *hw, uint8_t cls, uint8_t cmd, const uint8_t *data,
 		    uint32_t len);
 };
+
+/* The transports, as the shared port names them. */
+enum gv_tp_id {
+	GV_TP_NONE, /* no transport (released port): gv_ops() is NULL */
+	GV_TP_USER, /* vhost-user (gv_user.c) */
+	GV_TP_LOOP, /* the loopback test device (gv_loop.c) */
+	GV_TP_PCI_MODERN, /* virtio-pci modern (gv_pci.c) */
+	GV_TP_PCI_LEGACY, /* virtio-pci legacy */
+	GV_TP_TEST, /* a test's or fuzzer's own transport */
+	GV_TP_MAX,
+};
+
+/* This process's ops for each id (gv_ethdev.c), filled by the probes. */
+extern const struct gv_transport_ops *gv_tp_table[GV_TP_MAX];
 
 #endif /* GV_TRANSPORT_H */

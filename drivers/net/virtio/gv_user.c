@@ -13,12 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <bus_vdev_driver.h>
 #include <ethdev_driver.h>
 #include <ethdev_vdev.h>
+#include <rte_errno.h>
 #include <rte_interrupts.h>
 #include <rte_kvargs.h>
 #include <rte_malloc.h>
@@ -26,10 +28,11 @@
 #include <rte_pause.h>
 
 #include "gv_devargs.h"
+#include "gv_names.h"
+#include "gv_user.h"
 #include "gv_pmd.h"
 #include "gv_vhost_user.h"
 
-#define GV_USER_MAX_VQ (2 * GV_MAX_QUEUE_PAIRS)
 #define GV_SERVER_WAIT_MS 30000
 
 struct gv_user {
@@ -245,7 +248,7 @@ static int user_read_config(struct gv_hw *hw, uint32_t off, void *dst, uint32_t 
 		return 0;
 	}
 	if (off == GV_NET_CFG_STATUS && len == 2) {
-		uint16_t st = hw->ops->link_up(hw) ? GV_NET_S_LINK_UP : 0;
+		uint16_t st = gv_ops(hw)->link_up(hw) ? GV_NET_S_LINK_UP : 0;
 
 		memcpy(dst, &st, 2);
 		return 0;
@@ -433,6 +436,18 @@ static void mem_event(enum rte_mem_event type, const void *addr, size_t len, voi
  * gets, so only the states that match that are accepted: promiscuous and
  * all-multicast on, empty filter tables. Queue pairs become ring enables.
  */
+bool gv_user_is_port(struct rte_eth_dev *dev)
+{
+	return gv_is_port(dev) && ((struct gv_hw *)dev->data->dev_private)->tp_id == GV_TP_USER;
+}
+
+int gv_user_kickfd(struct gv_hw *hw, unsigned int vq)
+{
+	struct gv_user *u = tp_of(hw);
+
+	return u && vq < GV_USER_MAX_VQ ? u->kickfd[vq] : -1;
+}
+
 static int user_ctrl_locked(struct gv_hw *hw, uint8_t cls, uint8_t cmd, const uint8_t *data,
 			    uint32_t len)
 {
@@ -687,15 +702,25 @@ static int user_probe(struct rte_vdev_device *vdev)
 	struct gv_user_args a;
 	struct gv_user *u;
 	struct gv_hw *hw;
+	struct stat st;
 	int ret;
 
-	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
-		GV_LOG(ERR, "%s: secondary processes are not supported", name);
-		return -ENOTSUP;
-	}
+	gv_names_note();
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return gv_user_attach_secondary(vdev, name);
 	ret = gv_user_parse_args(name, rte_vdev_device_args(vdev), &a);
 	if (ret)
 		return ret;
+	if (stat(a.path, &st) == 0 && S_ISCHR(st.st_mode)) {
+		GV_LOG(ERR, "%s: path=%s is a character device (vhost-kernel, vhost-vdpa): gvirtio "
+		       "has only the vhost-user transport; DPDK's net_virtio_user has those "
+		       "(GVIRTIO_PREFER=dpdk)", name, a.path);
+		return -ENOTSUP;
+	}
+	ret = gv_user_mp_primary();
+	if (ret)
+		GV_LOG(WARNING, "%s: cannot serve secondary processes (%s): they get no kick fds",
+		       name, rte_strerror(rte_errno));
 	dev = rte_eth_vdev_allocate(vdev, sizeof(struct gv_hw));
 	if (!dev)
 		return -ENOMEM;
@@ -714,7 +739,7 @@ static int user_probe(struct rte_vdev_device *vdev)
 	snprintf(u->path, sizeof(u->path), "%s", a.path);
 	u->server = a.server;
 	hw->tp = u;
-	hw->ops = &user_ops;
+	gv_set_transport(hw, GV_TP_USER, &user_ops);
 	snprintf(hw->name, sizeof(hw->name), "%s", name);
 	hw->port_id = dev->data->port_id;
 	dev->data->dev_flags |= RTE_ETH_DEV_INTR_LSC;
@@ -764,7 +789,7 @@ static int user_probe(struct rte_vdev_device *vdev)
 	return 0;
 fail:
 	user_close(hw);
-	hw->ops = NULL;
+	hw->tp_id = GV_TP_NONE;
 	rte_eth_dev_release_port(dev);
 	return ret;
 }
@@ -775,26 +800,16 @@ static int user_remove(struct rte_vdev_device *vdev)
 
 	if (!dev)
 		return 0;
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return gv_user_remove_secondary(dev);
 	/* Hot-unplug of a running port: ethdev will not close it started. */
 	if (dev->data->dev_started)
 		rte_eth_dev_stop(dev->data->port_id);
 	return rte_eth_dev_close(dev->data->port_id);
 }
 
-static struct rte_vdev_driver gv_user_driver = {
+/* Registered under its names by gv_names.c. */
+struct rte_vdev_driver gv_user_driver = {
 	.probe = user_probe,
 	.remove = user_remove,
 };
-
-RTE_PMD_REGISTER_VDEV(net_gvirtio_user, gv_user_driver);
-RTE_PMD_REGISTER_PARAM_STRING(net_gvirtio_user,
-			      "path=<unix socket> "
-			      "server=<0|1> "
-			      "queues=<1-16> "
-			      "queue_size=<2-32768> "
-			      "mac=<xx:xx:xx:xx:xx:xx> "
-			      "packed_vq=<0|1> "
-			      "mrg_rxbuf=<0|1> "
-			      "in_order=<0|1> "
-			      "datapath=<simple|inorder|full> "
-			      "speed=<Mbps>");
