@@ -46,6 +46,9 @@
 # Output: a markdown table on stdout (gvirtio, DPDK, ratio, the paths
 # each driver took), the raw lines in OUT/results.txt.
 set -uo pipefail
+# DPDK's net_virtio_user must reach DPDK's PMD even where gvirtio is loaded
+# (gvirtio answers to that name by default; its own ports are net_gvirtio_user).
+export GVIRTIO_PREFER=dpdk
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN=${BIN:-$ROOT/build/bench/gv_pmd_ipp}

@@ -185,6 +185,9 @@
 #                   bench/pmd_ab.sh gives each of its runs its own)
 #   DRY=1           print the rows and the run-time estimate, run nothing
 set -uo pipefail
+# DPDK's net_virtio_user must reach DPDK's PMD even where gvirtio is loaded
+# (gvirtio answers to that name by default; its own ports are net_gvirtio_user).
+export GVIRTIO_PREFER=dpdk
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 REPORT=$ROOT/bench/pmd_report.py
