@@ -211,7 +211,7 @@ for i, s in enumerate([
         'path=/tmp/gv.sock,server=1,queues=4,queue_size=1024,mac=02:00:00:00:00:01,'
         'packed_vq=1,mrg_rxbuf=0,in_order=0,datapath=inorder,speed=25000',
         'path=/run/a,datapath=full,queues=0x10,queue_size=0400',
-        'path=/tmp/s,queues=17',
+        'path=/tmp/s,queues=129',
         'path=/tmp/s,queue_size=1',
         'path=/tmp/s,mac=01:00:5e:00:00:01',
         'path=/tmp/s,server=2',

@@ -467,7 +467,7 @@ static void test_monitor(void **state)
 static void test_devargs(void **state)
 {
 	static const char *const bad[] = {
-		"queues=0", "queues=17", "queue_size=1", "queue_size=40000", "packed_vq=2",
+		"queues=0", "queues=129", "queue_size=1", "queue_size=40000", "packed_vq=2",
 		"mrg_rxbuf=yes", "in_order=", "features=0x400", "features=zz", "mac=01:00:5e:00:00:01",
 		"mac=nonsense", "mtu=10", "speed=-1", "datapath=fast", "vectorized=2", "bogus=1",
 	};
@@ -493,6 +493,85 @@ static void test_devargs(void **state)
 	}
 	assert_int_equal(rte_eal_hotplug_remove("vdev", p.name), 0);
 	assert_int_equal(rte_pmd_gvirtio_loop_stats(RTE_MAX_ETHPORTS - 1, NULL), -ENODEV);
+}
+
+/* ----------------------------------------------- queue start / stop -- */
+
+static uint8_t queue_state(uint16_t port, bool rx, uint16_t q)
+{
+	struct rte_eth_rxq_info ri;
+	struct rte_eth_txq_info ti;
+
+	if (rx) {
+		assert_int_equal(rte_eth_rx_queue_info_get(port, q, &ri), 0);
+		return ri.queue_state;
+	}
+	assert_int_equal(rte_eth_tx_queue_info_get(port, q, &ti), 0);
+	return ti.queue_state;
+}
+
+/*
+ * Deferred start leaves queue pair 1 stopped while pair 0 runs; a stopped
+ * queue's bursts move nothing; what the device delivered to a stopped RX
+ * queue is received once it starts; stop/start of the port starts every
+ * queue but the deferred ones again; every mbuf comes back.
+ */
+static void test_queue_start_stop(void **state)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_rxconf rxc = { .rx_deferred_start = 1 };
+	struct rte_eth_txconf txc = { .tx_deferred_start = 1 };
+	struct rte_eth_rxq_info ri;
+	struct rte_ether_addr mac;
+	struct rte_mbuf *m, *r[4];
+	struct port p;
+
+	(void)state;
+	assert_int_equal(port_probe(&p, "queues=2"), 0);
+	memset(&conf, 0, sizeof(conf));
+	assert_int_equal(rte_eth_dev_configure(p.id, 2, 2, &conf), 0);
+	for (uint16_t q = 0; q < 2; q++) {
+		assert_int_equal(rte_eth_rx_queue_setup(p.id, q, 256, SOCKET_ID_ANY, q ? &rxc : NULL, mp), 0);
+		assert_int_equal(rte_eth_tx_queue_setup(p.id, q, 256, SOCKET_ID_ANY, q ? &txc : NULL), 0);
+	}
+	assert_int_equal(rte_eth_dev_start(p.id), 0);
+	p.nq = 2;
+	rte_eth_macaddr_get(p.id, &mac);
+	assert_int_equal(rte_eth_rx_queue_info_get(p.id, 1, &ri), 0);
+	assert_int_equal(ri.conf.rx_deferred_start, 1);
+	assert_int_equal(queue_state(p.id, true, 0), RTE_ETH_QUEUE_STATE_STARTED);
+	assert_int_equal(queue_state(p.id, false, 0), RTE_ETH_QUEUE_STATE_STARTED);
+	assert_int_equal(queue_state(p.id, true, 1), RTE_ETH_QUEUE_STATE_STOPPED);
+	assert_int_equal(queue_state(p.id, false, 1), RTE_ETH_QUEUE_STATE_STOPPED);
+	assert_int_equal(one_way(&p, &mac, -1, 0, 0), 1);
+
+	/* TX 1 stopped: nothing goes out; started: the frame lands in stopped RX 1. */
+	m = frame(mp, &mac, 100, 7, -1);
+	assert_int_equal(rte_eth_tx_burst(p.id, 1, &m, 1), 0);
+	assert_int_equal(rte_eth_dev_tx_queue_start(p.id, 1), 0);
+	assert_int_equal(queue_state(p.id, false, 1), RTE_ETH_QUEUE_STATE_STARTED);
+	send_all(&p, 1, &m, 1);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(rte_eth_rx_burst(p.id, 1, r, 4), 0);
+	assert_int_equal(stats(&p).rx_queue[1], 1);
+	assert_int_equal(rte_eth_dev_rx_queue_start(p.id, 1), 0);
+	assert_int_equal(recv_all(&p, 1, r, 4), 1);
+	check_frame(r[0], &mac, 7);
+	free_all(r, 1);
+	assert_int_equal(one_way(&p, &mac, -1, 1, 1), 1);
+
+	/* Stopped again, then the port: the port's start leaves only the deferred ones stopped. */
+	assert_int_equal(rte_eth_dev_rx_queue_stop(p.id, 0), 0);
+	assert_int_equal(queue_state(p.id, true, 0), RTE_ETH_QUEUE_STATE_STOPPED);
+	assert_int_equal(rte_eth_rx_burst(p.id, 0, r, 4), 0);
+	assert_int_equal(rte_eth_dev_stop(p.id), 0);
+	assert_int_equal(rte_mempool_avail_count(mp), mp->size);
+	assert_int_equal(rte_eth_dev_start(p.id), 0);
+	assert_int_equal(queue_state(p.id, true, 0), RTE_ETH_QUEUE_STATE_STARTED);
+	assert_int_equal(queue_state(p.id, true, 1), RTE_ETH_QUEUE_STATE_STOPPED);
+	assert_int_equal(one_way(&p, &mac, -1, 0, 0), 1);
+	port_remove(&p);
+	assert_int_equal(rte_mempool_avail_count(mp), mp->size);
 }
 
 /* ---------------------------------------------------------------- link -- */
@@ -733,6 +812,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_cleanup);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_monitor);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_devargs);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_queue_start_stop);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_link);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_filters);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_vlan_filter);

@@ -357,6 +357,65 @@ static void test_lro(void **state)
 	port_remove(&p);
 }
 
+/* ------------------------------------------------------- VLAN strip -- */
+
+/* One tagged frame through the port: 1 if it came back stripped (tag in vlan_tci). */
+static int tagged_once(const struct port *p, const struct rte_ether_addr *mac)
+{
+	struct rte_mbuf *m = frame(mp, mac, 100, 1, 42), *r[4];
+	int stripped;
+
+	send_all(p, 0, &m, 1);
+	assert_int_equal(recv_all(p, 0, r, 4), 1);
+	stripped = (r[0]->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) != 0;
+	assert_int_equal(r[0]->pkt_len, stripped ? 96 : 100);
+	if (stripped)
+		assert_int_equal(r[0]->vlan_tci & 0xfff, 42);
+	free_all(r, 1);
+	return stripped;
+}
+
+/*
+ * rte_eth_dev_set_vlan_offload at run time: on a path that strips, the
+ * next frame is stripped (and not once it is off again); on a started
+ * port whose path cannot strip, -ENOTSUP and the offloads stay as they
+ * were, and a stop/start then picks a path that does. Filtering needs
+ * CTRL_VLAN, negotiated only from the configure-time offloads.
+ */
+static void test_vlan_offload_set(void **state)
+{
+	struct port_cfg cfg = { 0 };
+	struct rte_ether_addr mac;
+	struct port p;
+
+	(void)state;
+	assert_int_equal(port_probe(&p, "datapath=full"), 0);
+	port_start(&p, &cfg);
+	rte_eth_macaddr_get(p.id, &mac);
+	assert_int_equal(tagged_once(&p, &mac), 0);
+	assert_int_equal(rte_eth_dev_set_vlan_offload(p.id, RTE_ETH_VLAN_STRIP_OFFLOAD), 0);
+	assert_int_equal(rte_eth_dev_get_vlan_offload(p.id), RTE_ETH_VLAN_STRIP_OFFLOAD);
+	assert_int_equal(tagged_once(&p, &mac), 1);
+	assert_int_equal(rte_eth_dev_set_vlan_offload(p.id, 0), 0);
+	assert_int_equal(tagged_once(&p, &mac), 0);
+	assert_int_equal(rte_eth_dev_set_vlan_offload(p.id, RTE_ETH_VLAN_FILTER_OFFLOAD), -ENOTSUP);
+	assert_int_equal(rte_eth_dev_get_vlan_offload(p.id), 0);
+	port_remove(&p);
+
+	assert_int_equal(port_probe(&p, "mrg_rxbuf=0"), 0);
+	port_start(&p, &cfg);
+	rte_eth_macaddr_get(p.id, &mac);
+	assert_int_equal(rte_eth_dev_set_vlan_offload(p.id, RTE_ETH_VLAN_STRIP_OFFLOAD), -ENOTSUP);
+	assert_int_equal(rte_eth_dev_get_vlan_offload(p.id), 0);
+	assert_int_equal(tagged_once(&p, &mac), 0);
+	assert_int_equal(rte_eth_dev_stop(p.id), 0);
+	assert_int_equal(rte_eth_dev_set_vlan_offload(p.id, RTE_ETH_VLAN_STRIP_OFFLOAD), 0);
+	assert_int_equal(rte_eth_dev_start(p.id), 0);
+	assert_int_equal(tagged_once(&p, &mac), 1);
+	port_remove(&p);
+	assert_int_equal(rte_mempool_avail_count(mp), mp->size);
+}
+
 /* ---------------------------------------------------------------- main -- */
 
 int main(void)
@@ -368,6 +427,7 @@ int main(void)
 		cmocka_unit_test_prestate(test_tso, NULL),
 		cmocka_unit_test_prestate(test_tso, (void *)1),
 		cmocka_unit_test(test_lro),
+		cmocka_unit_test(test_vlan_offload_set),
 	};
 
 	if (gvl_eal_init("test_loop_offload"))

@@ -124,13 +124,13 @@ static void check_queue_xstats(uint16_t port, const struct rte_eth_stats *st)
 	char name[64];
 	uint64_t v = 99;
 
-	assert_int_equal(gvh_xstat(port, "rx_q0_packets", &v), 0);
+	assert_int_equal(gvh_xstat(port, "rx_q0_good_packets", &v), 0);
 	assert_int_equal(v, st->ipackets);
-	assert_int_equal(gvh_xstat(port, "rx_q0_bytes", &v), 0);
+	assert_int_equal(gvh_xstat(port, "rx_q0_good_bytes", &v), 0);
 	assert_int_equal(v, st->ibytes);
-	assert_int_equal(gvh_xstat(port, "tx_q0_packets", &v), 0);
+	assert_int_equal(gvh_xstat(port, "tx_q0_good_packets", &v), 0);
 	assert_int_equal(v, st->opackets);
-	assert_int_equal(gvh_xstat(port, "tx_q0_bytes", &v), 0);
+	assert_int_equal(gvh_xstat(port, "tx_q0_good_bytes", &v), 0);
 	assert_int_equal(v, st->obytes);
 	assert_int_equal(gvh_xstat(port, "rx_q0_errors", &v), 0);
 	assert_int_equal(v, 0);

@@ -460,7 +460,7 @@ static void test_devargs(void **state)
 	/* Each makes an otherwise good probe (path=<live socket>) fail. */
 	static const char *const bad[] = {
 		"bogus=1",	   "server=2",	     "server=",	      "queues=0",
-		"queues=99",	   "queues=x",	     "queues=-1",     "queue_size=1",
+		"queues=129",	   "queues=x",	     "queues=-1",     "queue_size=1",
 		"queue_size=40000", "queue_size=abc", "mac=zz",	      "mac=01:00:5e:00:00:01",
 		"mac=02:00:00:00:00", "packed_vq=x", "packed_vq=2",   "mrg_rxbuf=yes",
 		"in_order=3",	   "datapath=fast",  "datapath=",     "speed=-1",

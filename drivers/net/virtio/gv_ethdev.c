@@ -336,6 +336,7 @@ static int gv_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_
 	}
 	rxq->refill_thresh = rxq->refill_want;
 	rxq->chain_len = 1;
+	rxq->q.deferred = conf && conf->rx_deferred_start;
 	dev->data->rx_queues[qid] = rxq;
 	return 0;
 }
@@ -367,6 +368,7 @@ static int gv_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_
 		rte_free(txq);
 		return ret;
 	}
+	txq->q.deferred = conf && conf->tx_deferred_start;
 	txq->in_order = gv_has(hw, GV_F_IN_ORDER);
 	txq->indirect = gv_has(hw, GV_F_RING_INDIRECT_DESC);
 	txq->csum = gv_has(hw, GV_NET_F_CSUM);
@@ -589,10 +591,7 @@ static int do_start(struct rte_eth_dev *dev)
 	dev->rx_pkt_burst = gv_rx_fn(hw, hw->rx_path);
 	dev->tx_pkt_burst = gv_tx_fn(hw, hw->tx_path);
 	dev->tx_pkt_prepare = hw->tx_path == GV_TX_FULL ? gv_tx_prepare : NULL;
-	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
-		dev->data->rx_queue_state[i] = RTE_ETH_QUEUE_STATE_STARTED;
-	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
-		dev->data->tx_queue_state[i] = RTE_ETH_QUEUE_STATE_STARTED;
+	gv_queues_start_states(dev);
 	dev->data->dev_started = 1;
 	gv_link_refresh(dev);
 	return 0;
@@ -762,6 +761,10 @@ static const struct eth_dev_ops gv_eth_ops = {
 	.dev_reset = gv_dev_reset,
 	.link_update = gv_link_update,
 	.rx_queue_setup = gv_rx_queue_setup,
+	.rx_queue_start = gv_rx_queue_start,
+	.rx_queue_stop = gv_rx_queue_stop,
+	.tx_queue_start = gv_tx_queue_start,
+	.tx_queue_stop = gv_tx_queue_stop,
 	.rx_queue_release = gv_rx_queue_release,
 	.tx_queue_setup = gv_tx_queue_setup,
 	.tx_queue_release = gv_tx_queue_release,
@@ -775,6 +778,7 @@ static const struct eth_dev_ops gv_eth_ops = {
 	.allmulticast_enable = gv_allmulticast_enable,
 	.allmulticast_disable = gv_allmulticast_disable,
 	.vlan_filter_set = gv_vlan_filter_set,
+	.vlan_offload_set = gv_vlan_offload_set,
 	.rss_hash_update = gv_rss_hash_update,
 	.rss_hash_conf_get = gv_rss_hash_conf_get,
 	.reta_update = gv_reta_update,

@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define GV_LOOP_MAX_PAIRS 16
+#define GV_LOOP_MAX_PAIRS 128
 #define GV_LOOP_MAX_UC 64 /* unicast entries MAC_TABLE_SET accepts */
 #define GV_LOOP_MAX_MC 64 /* multicast entries */
 

@@ -7,7 +7,8 @@
  *   RX: checksum status from the header (DATA_VALID: good; NEEDS_CSUM at
  *       the L4 header: none, the partial sum left in place, as DPDK's
  *       net_virtio; elsewhere: completed here; offsets outside the packet:
- *       bad), LRO (gso_type/gso_size), VLAN strip, packet type.
+ *       bad), LRO (gso_type/gso_size), VLAN strip, packet type;
+ *   the runtime VLAN offload switch (vlan_offload_set).
  * Nothing here trusts the header the device wrote: offsets are checked
  * against the packet before anything is read or written.
  */
@@ -49,6 +50,45 @@ uint64_t gv_rx_offload_capa(uint64_t features)
 	if (features & GV_BIT(GV_NET_F_HASH_REPORT))
 		capa |= RTE_ETH_RX_OFFLOAD_RSS_HASH;
 	return capa;
+}
+
+/*
+ * rte_eth_dev_set_vlan_offload: ethdev has already written the new rx
+ * offloads into dev_conf (and puts them back if we fail). Filtering
+ * needs CTRL_VLAN, which is negotiated only when VLAN_FILTER was among
+ * the offloads at configure. Strip is a flag of the queues, read by the
+ * paths that do offloads: on a started port whose path does not strip,
+ * it needs a stop and a start (the path is chosen at start).
+ */
+int gv_vlan_offload_set(struct rte_eth_dev *dev, int mask)
+{
+	struct gv_hw *hw = dev->data->dev_private;
+	uint64_t rxo = dev->data->dev_conf.rxmode.offloads;
+	bool strip = rxo & RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
+
+	if ((mask & RTE_ETH_VLAN_FILTER_MASK) && (rxo & RTE_ETH_RX_OFFLOAD_VLAN_FILTER) &&
+	    !gv_has(hw, GV_NET_F_CTRL_VLAN)) {
+		GV_LOG(ERR, "%s: VLAN filtering was not negotiated: "
+		       "put it in the port's rx offloads at configure", hw->name);
+		return -ENOTSUP;
+	}
+	if (!(mask & RTE_ETH_VLAN_STRIP_MASK))
+		return 0;
+	if (strip && hw->started && !(gv_rx_path_offloads(hw->rx_path) & RTE_ETH_RX_OFFLOAD_VLAN_STRIP)) {
+		GV_LOG(ERR, "%s: the %s rx path does not strip VLAN tags: "
+		       "stop the port, turn strip on, start it again", hw->name,
+		       gv_rx_path_name(hw->rx_path));
+		return -ENOTSUP;
+	}
+	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {
+		struct gv_rxq *rxq = dev->data->rx_queues[i];
+
+		if (!rxq)
+			continue;
+		rxq->ol_vlan_strip = strip;
+		rxq->ol_any = rxq->ol_csum || rxq->ol_lro || rxq->ol_vlan_strip || rxq->ol_rss_hash;
+	}
+	return 0;
 }
 
 uint64_t gv_offload_features(uint64_t rx_offloads, uint64_t tx_offloads)

@@ -16,6 +16,9 @@ uint64_t gv_rx_offload_capa(uint64_t features);
 /* Feature bits the app's enabled offloads need, and no more. */
 uint64_t gv_offload_features(uint64_t rx_offloads, uint64_t tx_offloads);
 
+/* eth_dev_ops.vlan_offload_set */
+int gv_vlan_offload_set(struct rte_eth_dev *dev, int mask);
+
 /* Offloads every path supports (done in software or without the header). */
 #define GV_RX_OFFLOAD_SIMPLE (RTE_ETH_RX_OFFLOAD_SCATTER | RTE_ETH_RX_OFFLOAD_VLAN_FILTER)
 #define GV_RX_OFFLOAD_ALL                                                      \

@@ -77,6 +77,14 @@ const char *gv_rx_path_name(enum gv_rx_path p)
 	return "none";
 }
 
+uint64_t gv_rx_path_offloads(enum gv_rx_path p)
+{
+	for (size_t i = 0; i < RTE_DIM(rx_rows); i++)
+		if (rx_rows[i].path == (int)p)
+			return rx_rows[i].offloads;
+	return 0;
+}
+
 const char *gv_tx_path_name(enum gv_tx_path p)
 {
 	for (size_t i = 0; i < RTE_DIM(tx_rows); i++)
@@ -187,6 +195,7 @@ void gv_rxq_info_get(struct rte_eth_dev *dev, uint16_t queue_id, struct rte_eth_
 	qinfo->scattered_rx = gv_has(hw, GV_NET_F_MRG_RXBUF) || rxq->chain_len > 1;
 	qinfo->rx_buf_size = (uint16_t)(rte_pktmbuf_data_room_size(rxq->mp) - RTE_PKTMBUF_HEADROOM);
 	qinfo->conf.rx_free_thresh = (uint16_t)rxq->refill_thresh;
+	qinfo->conf.rx_deferred_start = rxq->q.deferred;
 	qinfo->conf.offloads = dev->data->dev_conf.rxmode.offloads;
 }
 
@@ -196,6 +205,7 @@ void gv_txq_info_get(struct rte_eth_dev *dev, uint16_t queue_id, struct rte_eth_
 
 	qinfo->nb_desc = txq->q.size;
 	qinfo->conf.tx_free_thresh = (uint16_t)txq->free_thresh;
+	qinfo->conf.tx_deferred_start = txq->q.deferred;
 	qinfo->conf.offloads = dev->data->dev_conf.txmode.offloads;
 }
 

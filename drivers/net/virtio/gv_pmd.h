@@ -27,7 +27,7 @@ extern int gv_logtype;
 
 #define GV_BURST_MAX 64 /* packets handled per inner batch */
 #define GV_DEFAULT_QUEUE_SIZE 256
-#define GV_MAX_QUEUE_PAIRS 16
+#define GV_MAX_QUEUE_PAIRS 128
 #define GV_MAX_MRG_BUFS 64 /* num_buffers accepted for one packet */
 #define GV_MAX_TX_SEGS 64
 #define GV_MAX_MAC_ADDRS 32 /* primary + unicast table */
@@ -75,6 +75,8 @@ enum gv_vec_mode { GV_VEC_AUTO, GV_VEC_OFF, GV_VEC_ON };
 enum gv_rx_hdr { GV_RX_HDR_AUTO, GV_RX_HDR_SHARED, GV_RX_HDR_OWN };
 
 const char *gv_rx_path_name(enum gv_rx_path p);
+/* The RX offloads a path can do (gv_path.c's table). */
+uint64_t gv_rx_path_offloads(enum gv_rx_path p);
 const char *gv_tx_path_name(enum gv_tx_path p);
 
 #define GV_SIZE_BINS 8
@@ -104,7 +106,7 @@ struct gv_qstats {
 /* The part common to RX and TX queues. */
 struct gv_queue {
 	uint32_t busy; /* written by the datapath only; first: the burst touches it first */
-	uint32_t paused; /* written by the control path only */
+	uint32_t paused; /* GV_Q_HELD | GV_Q_STOPPED; written by the control path only */
 	struct gv_vq *vq; /* core state, rte_malloc'd */
 	const struct rte_memzone *mz; /* ring (+ indirect tables) */
 	struct gv_hw *hw;
@@ -114,6 +116,7 @@ struct gv_queue {
 	int kickfd; /* transport-owned notification fds, -1 if unused */
 	int callfd;
 	bool broken_logged;
+	bool deferred; /* {rx,tx}_deferred_start: left stopped by the port's start */
 	struct gv_qstats st;
 };
 
@@ -276,9 +279,26 @@ static inline void gv_queue_exit(struct gv_queue *q)
 	__atomic_store_n(&q->busy, 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * Why a queue's bursts back off (gv_queue.paused): the control path holds
+ * the ring (port stop, a back-end that came back, NEEDS_RESET), or the
+ * app stopped the queue (rx/tx_queue_stop, deferred start). Independent:
+ * a resume after a ring restart leaves a queue the app stopped stopped.
+ */
+#define GV_Q_HELD 1u
+#define GV_Q_STOPPED 2u
+
 /* Control path: wait for the current burst to end, then hold the queue. */
 void gv_queue_pause(struct gv_queue *q);
 void gv_queue_resume(struct gv_queue *q);
+/* eth_dev_ops {rx,tx}_queue_{start,stop} (ethdev checked the port is started). */
+struct rte_eth_dev;
+int gv_rx_queue_start(struct rte_eth_dev *dev, uint16_t qid);
+int gv_rx_queue_stop(struct rte_eth_dev *dev, uint16_t qid);
+int gv_tx_queue_start(struct rte_eth_dev *dev, uint16_t qid);
+int gv_tx_queue_stop(struct rte_eth_dev *dev, uint16_t qid);
+/* At the port's start: every queue started but those set up for deferred start. */
+void gv_queues_start_states(struct rte_eth_dev *dev);
 
 /* gv_rxtx.c */
 uint16_t gv_rx_burst(void *rxq, struct rte_mbuf **pkts, uint16_t n);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gv_rxtx.c - the RX burst functions on top of the virtqueue core (TX:
- * gv_tx.c), queue pause/resume.
+ * gv_tx.c), queue pause/resume, the app's per-queue start/stop.
  *
  * RX: simple (one mbuf per packet), mergeable (a packet spans the
  * num_buffers mbufs the device chose), full (a chain of mbufs posted per
@@ -511,9 +511,9 @@ static void fence_all_threads(void)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-void gv_queue_pause(struct gv_queue *q)
+static void hold(struct gv_queue *q, uint32_t why)
 {
-	__atomic_store_n(&q->paused, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&q->paused, why, __ATOMIC_RELAXED);
 	/*
 	 * paused before busy, and every burst's busy before its paused: a
 	 * burst either sees paused and backs off, or its busy is seen here.
@@ -523,10 +523,86 @@ void gv_queue_pause(struct gv_queue *q)
 		rte_pause();
 }
 
-void gv_queue_resume(struct gv_queue *q)
+static void let_go(struct gv_queue *q, uint32_t why)
 {
 	/* Release: the ring as reset here, before a burst may take it. */
-	__atomic_store_n(&q->paused, 0, __ATOMIC_RELEASE);
+	__atomic_fetch_and(&q->paused, ~why, __ATOMIC_RELEASE);
+}
+
+void gv_queue_pause(struct gv_queue *q)
+{
+	hold(q, GV_Q_HELD);
+}
+
+void gv_queue_resume(struct gv_queue *q)
+{
+	let_go(q, GV_Q_HELD);
+}
+
+/*
+ * A stopped queue keeps its ring and buffers: its bursts return 0. RX:
+ * the device fills the posted buffers and then drops for that queue;
+ * what it delivered meanwhile (at most a ring) is received after the
+ * start. TX: what was sent completes, and is reclaimed after the start
+ * or at the port's stop.
+ */
+static int queue_switch(struct rte_eth_dev *dev, bool rx, uint16_t qid, bool on)
+{
+	struct gv_hw *hw = dev->data->dev_private;
+	struct gv_queue *q = rx ? &((struct gv_rxq *)dev->data->rx_queues[qid])->q
+				: &((struct gv_txq *)dev->data->tx_queues[qid])->q;
+	uint8_t *state = rx ? dev->data->rx_queue_state : dev->data->tx_queue_state;
+
+	pthread_mutex_lock(&hw->ctl_lock);
+	if (on)
+		let_go(q, GV_Q_STOPPED);
+	else
+		hold(q, GV_Q_STOPPED);
+	state[qid] = on ? RTE_ETH_QUEUE_STATE_STARTED : RTE_ETH_QUEUE_STATE_STOPPED;
+	pthread_mutex_unlock(&hw->ctl_lock);
+	return 0;
+}
+
+int gv_rx_queue_start(struct rte_eth_dev *dev, uint16_t qid)
+{
+	return queue_switch(dev, true, qid, true);
+}
+
+int gv_rx_queue_stop(struct rte_eth_dev *dev, uint16_t qid)
+{
+	return queue_switch(dev, true, qid, false);
+}
+
+int gv_tx_queue_start(struct rte_eth_dev *dev, uint16_t qid)
+{
+	return queue_switch(dev, false, qid, true);
+}
+
+int gv_tx_queue_stop(struct rte_eth_dev *dev, uint16_t qid)
+{
+	return queue_switch(dev, false, qid, false);
+}
+
+/* No burst runs yet (the port is being started): plain bit changes. */
+void gv_queues_start_states(struct rte_eth_dev *dev)
+{
+	for (int dir = 0; dir < 2; dir++) {
+		bool rx = dir == 0;
+		uint16_t nq = rx ? dev->data->nb_rx_queues : dev->data->nb_tx_queues;
+		uint8_t *state = rx ? dev->data->rx_queue_state : dev->data->tx_queue_state;
+
+		for (uint16_t i = 0; i < nq; i++) {
+			struct gv_queue *q = rx ? &((struct gv_rxq *)dev->data->rx_queues[i])->q
+						: &((struct gv_txq *)dev->data->tx_queues[i])->q;
+
+			if (q->deferred)
+				__atomic_fetch_or(&q->paused, GV_Q_STOPPED, __ATOMIC_RELAXED);
+			else
+				let_go(q, GV_Q_STOPPED);
+			state[i] = q->deferred ? RTE_ETH_QUEUE_STATE_STOPPED
+					       : RTE_ETH_QUEUE_STATE_STARTED;
+		}
+	}
 }
 
 /* A port that is not started (or whose backend left) moves nothing. */

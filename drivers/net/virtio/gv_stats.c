@@ -20,8 +20,8 @@ struct xrow {
 
 #define QS(field) offsetof(struct gv_qstats, field)
 static const struct xrow q_rows[] = {
-	{ "packets", QS(packets) },
-	{ "bytes", QS(bytes) },
+	{ "good_packets", QS(packets) },
+	{ "good_bytes", QS(bytes) },
 	{ "errors", QS(errors) },
 	{ "multicast_packets", QS(multicast) },
 	{ "broadcast_packets", QS(broadcast) },

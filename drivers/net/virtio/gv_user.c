@@ -61,16 +61,20 @@ struct gv_user {
 	struct gv_queue *vq[GV_USER_MAX_VQ];
 	int kickfd[GV_USER_MAX_VQ];
 	int callfd[GV_USER_MAX_VQ];
+	bool filter_noted; /* "no packet filter" logged for this port */
 };
 
 /*
  * Features this side emulates and never passes to the back-end: the
  * config space is ours, and so is the control queue (the back-end has
- * none; user_ctrl() acts on the commands).
+ * none; user_ctrl() acts on the commands). The RX-mode, MAC-table and
+ * VLAN classes are acknowledged as DPDK's virtio_user does: a vhost-user
+ * back-end delivers every frame it is given, so they filter nothing.
  */
 #define GV_USER_EMULATED                                                       \
 	(GV_BIT(GV_NET_F_MAC) | GV_BIT(GV_NET_F_STATUS) | GV_BIT(GV_NET_F_CTRL_VQ) |  \
-	 GV_BIT(GV_NET_F_CTRL_RX) | GV_BIT(GV_NET_F_CTRL_MAC_ADDR))
+	 GV_BIT(GV_NET_F_CTRL_RX) | GV_BIT(GV_NET_F_CTRL_VLAN) |                      \
+	 GV_BIT(GV_NET_F_CTRL_MAC_ADDR))
 #define GV_USER_PROTOCOL                                                       \
 	(GV_BIT(GV_VHU_PROTOCOL_F_MQ) | GV_BIT(GV_VHU_PROTOCOL_F_REPLY_ACK) |   \
 	 GV_BIT(GV_VHU_PROTOCOL_F_STATUS) | GV_BIT(GV_VHU_PROTOCOL_F_CONFIG))
@@ -191,8 +195,7 @@ static int user_get_features(struct gv_hw *hw, uint64_t *features)
 	if (ret)
 		return ret;
 	*features = (tp_of(hw)->backend_features & ~GV_BIT(GV_VHU_F_PROTOCOL_FEATURES) &
-		     ~GV_BIT(26) /* VHOST_F_LOG_ALL: ours to ask, not the driver's */ &
-		     ~GV_BIT(GV_NET_F_CTRL_VLAN) /* no filter to emulate it with */) |
+		     ~GV_BIT(26) /* VHOST_F_LOG_ALL: ours to ask, not the driver's */) |
 		    GV_USER_EMULATED;
 	/*
 	 * The MTU lives in the config space: without PROTOCOL_F_CONFIG we
@@ -457,12 +460,24 @@ static int user_ctrl_locked(struct gv_hw *hw, uint8_t cls, uint8_t cmd, const ui
 
 	switch (cls) {
 	case 0: /* RX: PROMISC, ALLMULTI */
-		return len == 1 && data[0] == 1 ? 0 : -ENOTSUP;
-	case 1: /* MAC */
-		if (cmd == 1) /* ADDR_SET: the MAC is ours */
+	case 1: /* MAC: ADDR_SET (the MAC is ours), TABLE_SET */
+	case 2: /* VLAN: ADD, DEL */
+		/*
+		 * The "on" states and the MAC address are what the back-end
+		 * does anyway; a filter it cannot apply is acknowledged as
+		 * DPDK's virtio_user does, and said once.
+		 */
+		if ((cls == 0 && len == 1 && data[0] == 1) || (cls == 1 && cmd == 1) ||
+		    (cls == 1 && len == 8 && !memcmp(data, "\0\0\0\0\0\0\0\0", 8)))
 			return 0;
-		/* TABLE_SET: two empty tables only */
-		return len == 8 && !memcmp(data, "\0\0\0\0\0\0\0\0", 8) ? 0 : -ENOTSUP;
+		if (!u->filter_noted) {
+			u->filter_noted = true;
+			GV_LOG(NOTICE,
+			       "%s: the vhost-user back-end has no packet filter: promiscuous/all-multicast off, "
+			       "MAC tables and VLAN filters are accepted, every frame is still delivered",
+			       hw->name);
+		}
+		return 0;
 	case 4: /* MQ */
 		if (cmd != 0 || len != 2)
 			return -ENOTSUP;
