@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# dpdk_tools.sh PLUGIN.so - gvirtio as a drop-in, with the tools of
+# Debian's dpdk package and DPDK's own command lines:
+#   - a back-end testpmd with net_vhost (2 queue pairs) and a front-end
+#     testpmd with DPDK's virtio-user howto line
+#     (--vdev virtio_user0,path=...,queues=2,cq=1): gvirtio takes the name
+#     (its log line says so) and both queue pairs forward;
+#   - dpdk-proc-info (a secondary process) reads the running port's
+#     --stats and --xstats: the counts move, the per-queue names are
+#     DPDK's (rx_q0_good_packets, ...).
+# The front-end uses hugepages (secondary processes map the primary's
+# memory from its hugepage files); they are reserved here if missing and
+# given back afterwards. Prints "dpdk_tools: N passed, M failed".
+set -u
+
+plugin=${1:?usage: dpdk_tools.sh PLUGIN.so}
+for t in dpdk-testpmd dpdk-proc-info; do
+	command -v "$t" >/dev/null || { echo "dpdk_tools: $t missing (package dpdk)"; exit 1; }
+done
+[ -f "$plugin" ] || { echo "dpdk_tools: no plugin at $plugin"; exit 1; }
+# EAL refuses -d plugins under a world-writable directory: a private copy.
+safe="${HOME:-/root}/.cache/gvirtio-tools"
+mkdir -p "$safe" && chmod 700 "$safe" && cp "$plugin" "$safe/" || exit 1
+plugin="$safe/$(basename "$plugin")"
+
+work=$(mktemp -d /tmp/gv_tools.XXXXXX)
+hp=/sys/kernel/mm/hugepages/hugepages-2048kB
+hp_orig=
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$work" /var/run/dpdk/gvtfe$$ /var/run/dpdk/gvtbe$$
+	# The primary's hugepage file outlives it: remove it, then give the pages back.
+	find /dev/hugepages /mnt/huge -maxdepth 1 -name "gvtfe$$*" -delete 2>/dev/null
+	[ -z "$hp_orig" ] || echo "$hp_orig" >"$hp/nr_hugepages" 2>/dev/null
+}
+trap cleanup EXIT
+
+if [ "$(cat "$hp/free_hugepages" 2>/dev/null || echo 0)" -lt 160 ]; then
+	hp_orig=$(cat "$hp/nr_hugepages")
+	echo $((hp_orig + 160)) >"$hp/nr_hugepages" 2>/dev/null
+	[ "$(cat "$hp/free_hugepages")" -ge 160 ] || { echo "dpdk_tools: cannot reserve 160 2 MB hugepages"; exit 1; }
+fi
+grep -q " hugetlbfs " /proc/mounts || { mkdir -p /dev/hugepages && mount -t hugetlbfs none /dev/hugepages; } ||
+	{ echo "dpdk_tools: no hugetlbfs mount"; exit 1; }
+
+wait_for() { # file regex seconds: poll a log for a line, bounded
+	local deadline=$((SECONDS + $3))
+	while [ $SECONDS -lt $deadline ]; do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+stop_proc() { # pid
+	kill -INT "$1" 2>/dev/null
+	for _ in $(seq 1 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+	kill -9 "$1" 2>/dev/null
+}
+xstat() { # log name: the value of one "name: value" line
+	sed -n "s/^$2: \([0-9]*\)$/\1/p" "$1" | head -1
+}
+
+pass=0 fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+sock="$work/s.sock" be="$work/be.log" fe="$work/fe.log"
+tp=(--no-mlockall --total-num-mbufs=8192 --rxq=2 --txq=2 --forward-mode=io --stats-period 1)
+dpdk-testpmd --lcores='0@0,1@0' --no-huge -m 512 --no-pci --no-telemetry --file-prefix="gvtbe$$" \
+	--vdev "net_vhost0,iface=$sock,queues=2" -- "${tp[@]}" </dev/null >"$be" 2>&1 &
+bepid=$!
+pids+=("$bepid")
+wait_for "$be" "binding succeeded|socket created" 20 || { bad "back-end did not start"; tail -20 "$be"; exit 1; }
+# DPDK's howto line, with -d the only change.
+dpdk-testpmd --lcores='0@1,1@1' --single-file-segments -m 256 --no-pci --file-prefix="gvtfe$$" \
+	-d "$plugin" --vdev "virtio_user0,path=$sock,queues=2,cq=1" -- "${tp[@]}" --tx-first \
+	</dev/null >"$fe" 2>&1 &
+fepid=$!
+pids+=("$fepid")
+if wait_for "$fe" "Port statistics" 30; then
+	ok "testpmd forwards on virtio_user0,queues=2,cq=1"
+else
+	bad "testpmd on virtio_user0 did not start forwarding"; tail -25 "$fe"
+fi
+if grep -q "gvirtio: .*drives .*virtio_user" "$fe" && grep -q "gvirtio: virtio_user0: " "$fe"; then
+	ok "gvirtio drives virtio_user0 and says so"
+else
+	bad "virtio_user0 is not gvirtio's"; grep -iE "virtio" "$fe" | head -5
+fi
+
+wait_for "$fe" "RX-packets: +[1-9]" 10 || bad "no traffic counted by testpmd"
+dpdk-proc-info --file-prefix="gvtfe$$" -d "$plugin" -- --stats >"$work/st1.log" 2>&1
+st_rc=$?
+dpdk-proc-info --file-prefix="gvtfe$$" -d "$plugin" -- --xstats >"$work/xs.log" 2>&1
+xs_rc=$?
+dpdk-proc-info --file-prefix="gvtfe$$" -d "$plugin" -- --stats >"$work/st2.log" 2>&1
+rx1=$(sed -n 's/^ *RX-packets: *\([0-9]*\).*/\1/p' "$work/st1.log" | head -1)
+rx2=$(sed -n 's/^ *RX-packets: *\([0-9]*\).*/\1/p' "$work/st2.log" | head -1)
+if [ "$st_rc" = 0 ] && [ -n "$rx1" ] && [ -n "$rx2" ] && [ "$rx1" -gt 0 ] && [ "$rx2" -gt "$rx1" ]; then
+	ok "dpdk-proc-info --stats: RX-packets $rx1 then $rx2"
+else
+	bad "dpdk-proc-info --stats (rc $st_rc, RX-packets '$rx1' then '$rx2')"; tail -15 "$work/st1.log"
+fi
+q0=$(xstat "$work/xs.log" rx_q0_good_packets)
+q1=$(xstat "$work/xs.log" rx_q1_good_packets)
+t0=$(xstat "$work/xs.log" tx_q0_good_bytes)
+if [ "$xs_rc" = 0 ] && [ -n "$q0" ] && [ -n "$q1" ] && [ -n "$t0" ] && [ "$q0" -gt 0 ] && [ "$q1" -gt 0 ] &&
+	[ "$t0" -gt 0 ] && [ -n "$(xstat "$work/xs.log" rx_q0_bad_id)" ]; then
+	ok "dpdk-proc-info --xstats: rx_q0_good_packets $q0, rx_q1_good_packets $q1, tx_q0_good_bytes $t0"
+else
+	bad "dpdk-proc-info --xstats (rc $xs_rc, rx_q0 '$q0' rx_q1 '$q1' tx_q0 bytes '$t0')"; head -30 "$work/xs.log"
+fi
+
+stop_proc "$fepid"
+if grep -q "Accumulated forward statistics" "$fe" && ! grep -qiE "gvirtio: .*(broken|invalid)" "$fe"; then
+	ok "front-end stopped cleanly"
+else
+	bad "front-end did not stop cleanly"; tail -15 "$fe"
+fi
+stop_proc "$bepid"
+echo "dpdk_tools: $pass passed, $fail failed"
+[ "$fail" = 0 ]
