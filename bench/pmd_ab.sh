@@ -29,9 +29,9 @@
 # turns with the round too (round k starts with variant k mod n), so no
 # variant always runs first.
 # Give an even ROUNDS: each driver then goes first equally often. A
-# run's first sample can differ from its second (session 21, 6 rounds of
-# split forwarding at 64 B: DPDK's PMD ran at a median 11.2 Mpps as a
-# run's first sample and 6.9 as its second; gvirtio 7.7 either way).
+# run's first sample can differ from its second (6 rounds of split
+# forwarding at 64 B once gave DPDK's PMD a median 11.2 Mpps as a run's
+# first sample and 6.9 as its second; gvirtio 7.7 either way).
 # OUT: directory for every run's JSON, report and log (default
 # bench/results/ab-<timestamp>).
 #

@@ -5,7 +5,7 @@ that says whether one side of paired rounds won more often than chance.
 
 Why a sign test: this machine's speed swings up to 3x within an hour, so
 single rounds' ratios spread widely (0.46-1.76 around a median near 1 on
-one row in session 22). The test assumes nothing about that spread, only
+one row of a 30-round run). The test assumes nothing about that spread, only
 that with no real difference each round is as likely to go either way
 (the bench alternates which driver goes first for that reason).
 """

@@ -172,9 +172,9 @@ static __rte_always_inline void gv_rx_init_mbuf(const struct gv_rxq *rxq, struct
  *   and the device moves one line per packet, not two. The frame then
  *   starts 12 bytes past a 16-byte boundary, where DPDK's vhost copies
  *   a 1518-byte frame on a split ring in about a third of the time it
- *   takes at 128 (docs/performance-log.md, "Session 16"). The cost: when the application
- *   only reads its packets, the device's header loads find the frame's
- *   line on the driver's core ("Session 14").
+ *   takes at 128 (perf profiles of the back-end's copy). The cost: when
+ *   the application only reads its packets, the device's header loads
+ *   find the frame's line on the driver's core.
  * - Otherwise the header the device leaves is all zero (no offloads),
  *   TX finds it zero and writes nothing (gv_tx.h hdr_zero), and the
  *   header takes the end of the headroom's last line (front
@@ -183,14 +183,14 @@ static __rte_always_inline void gv_rx_init_mbuf(const struct gv_rxq *rxq, struct
  *   that line, and only TX's check of a forwarded packet loads it.
  *   Large frames are copied at DPDK's PMD's pace, not faster: no offset
  *   off the 16-byte boundary keeps the header's fields out of the
- *   frame's line ("Session 16"). A
+ *   frame's line. A
  *   device that writes num_buffers 1 here too (the spec asks it of
  *   VERSION_1 devices) makes TX store the 0 back: correct, one line more.
  *
  * Those are the defaults; the devarg rx_hdr_line=shared|own picks either
  * layout for a port whatever the features: own for an application that
  * reads what it receives and does not send it back out (guest RX at
- * 64 B on the scalar paths: "Session 18"), shared for one that forwards
+ * 64 B on the scalar paths, docs/performance.md), shared for one that forwards
  * large frames without mergeable buffers on a split ring.
  *
  * Later buffers of a packet (mergeable buffers, chains) hold data from

@@ -21,8 +21,8 @@
  * whole ring between two reclaims, and freeing it at once would push
  * thousands of mbufs through the pool, out of the pool's cache and out of
  * the CPU's, just before the application takes them again (ring 4096,
- * burst 1: testpmd's mbuf reset missed on most packets,
- * docs/performance-log.md "Session 8"). A slice at a time, the mbufs freed
+ * burst 1: testpmd's rte_pktmbuf_reset, the first touch of each mbuf,
+ * took 15% of the samples, PERF=1 bench/pmd_compare.sh). A slice at a time, the mbufs freed
  * are the next ones allocated, still in cache.
  */
 static __rte_always_inline uint32_t tx_reclaim(struct gv_txq *txq, uint32_t need, uint32_t max,

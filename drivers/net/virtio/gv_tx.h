@@ -41,7 +41,7 @@ static __rte_always_inline void prefetch_w(const void *p)
  * the line up, with the store buffer full behind it: testpmd txonly
  * measured ~36 TSC cycles per packet more there next to gvirtio than
  * next to DPDK's PMD, and packed guest TX stopped at ~18-20 Mpps (perf cpu-clock
- * profiles, docs/performance-log.md "Session 6"); asked for here, the
+ * profiles); asked for here, the
  * transfer overlaps the rest of the burst. A forwarded mbuf goes back to
  * an RX ring instead, where the device writes it next: taking the line
  * then would only add a transfer (loopback measured up to 15% slower).
