@@ -18,10 +18,9 @@ for t in dpdk-testpmd dpdk-proc-info; do
 	command -v "$t" >/dev/null || { echo "dpdk_tools: $t missing (package dpdk)"; exit 1; }
 done
 [ -f "$plugin" ] || { echo "dpdk_tools: no plugin at $plugin"; exit 1; }
-# EAL refuses -d plugins under a world-writable directory: a private copy.
-safe="${HOME:-/root}/.cache/gvirtio-tools"
-mkdir -p "$safe" && chmod 700 "$safe" && cp "$plugin" "$safe/" || exit 1
-plugin="$safe/$(basename "$plugin")"
+# shellcheck source=tests/testpmd_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/testpmd_lib.sh"
+plugin=$(safe_plugin "$plugin" gvirtio-plugin) || { echo "dpdk_tools: no secure directory for the plugin"; exit 1; }
 
 work=$(mktemp -d /tmp/gv_tools.XXXXXX)
 hp=/sys/kernel/mm/hugepages/hugepages-2048kB
@@ -44,19 +43,6 @@ fi
 grep -q " hugetlbfs " /proc/mounts || { mkdir -p /dev/hugepages && mount -t hugetlbfs none /dev/hugepages; } ||
 	{ echo "dpdk_tools: no hugetlbfs mount"; exit 1; }
 
-wait_for() { # file regex seconds: poll a log for a line, bounded
-	local deadline=$((SECONDS + $3))
-	while [ $SECONDS -lt $deadline ]; do
-		grep -qE "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-stop_proc() { # pid
-	kill -INT "$1" 2>/dev/null
-	for _ in $(seq 1 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
-	kill -9 "$1" 2>/dev/null
-}
 xstat() { # log name: the value of one "name: value" line
 	sed -n "s/^$2: \([0-9]*\)$/\1/p" "$1" | head -1
 }

@@ -21,24 +21,9 @@ secs=${GV_FWD_SECS:-2}
 [ -f "$plugin" ] || { echo "testpmd_fwd: no plugin at $plugin"; exit 1; }
 command -v dpdk-testpmd >/dev/null || { echo "testpmd_fwd: dpdk-testpmd missing (package dpdk)"; exit 1; }
 
-# EAL refuses -d plugins under a world-writable directory (like /tmp):
-# load a private copy when any parent of the plugin is world-writable.
-insecure() {
-	local d
-	d=$(cd "$(dirname "$1")" && pwd -P)
-	while :; do
-		[ -n "$(find "$d" -maxdepth 0 -perm -o+w 2>/dev/null)" ] && return 0
-		[ "$d" = / ] && return 1
-		d=$(dirname "$d")
-	done
-}
-if insecure "$plugin"; then
-	safe="${HOME:-/root}/.cache/gvirtio-plugin"
-	mkdir -p "$safe" && chmod 700 "$safe"
-	cp "$plugin" "$safe/" || exit 1
-	plugin="$safe/$(basename "$plugin")"
-	insecure "$plugin" && { echo "testpmd_fwd: no secure directory for the plugin ($safe)"; exit 1; }
-fi
+# shellcheck source=tests/testpmd_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/testpmd_lib.sh"
+plugin=$(safe_plugin "$plugin" gvirtio-plugin) || { echo "testpmd_fwd: no secure directory for the plugin"; exit 1; }
 
 work=$(mktemp -d /tmp/gv_fwd.XXXXXX)
 pids=()
@@ -51,26 +36,9 @@ trap cleanup EXIT
 eal_common=(--no-huge -m 512 --no-pci --no-telemetry)
 tp_common=(--no-mlockall --total-num-mbufs=8192 --stats-period 1 --forward-mode=io)
 
-# wait_for FILE REGEX SECONDS: poll a log for a line, bounded.
-wait_for() {
-	local deadline=$((SECONDS + $3))
-	while [ $SECONDS -lt $deadline ]; do
-		grep -qE "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # Sum of the last "NAME: <n>" value in the final statistics block.
 final_stat() { # log name
 	awk -v k="$2:" '/Accumulated forward statistics/ {f=1} f { for (i = 1; i < NF; i++) if ($i == k) v = $(i+1) } END { print v + 0 }' "$1"
-}
-
-stop_proc() { # pid
-	kill -INT "$1" 2>/dev/null
-	for _ in $(seq 1 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
-	kill -9 "$1" 2>/dev/null
-	return 1
 }
 
 pass=0 fail=0

@@ -1,0 +1,42 @@
+# tests/testpmd_lib.sh - sourced by the tests that drive dpdk-testpmd and
+# DPDK's tools as processes (testpmd_fwd.sh, dpdk_tools.sh).
+
+# safe_plugin PLUGIN NAME: print a path EAL accepts for -d. EAL refuses a
+# plugin under a world-writable directory (like /tmp): then a private
+# copy in ~/.cache/NAME. Fails if there is no such place.
+safe_plugin() {
+	local p=$1 d safe
+	insecure() {
+		d=$(cd "$(dirname "$1")" && pwd -P)
+		while :; do
+			[ -n "$(find "$d" -maxdepth 0 -perm -o+w 2>/dev/null)" ] && return 0
+			[ "$d" = / ] && return 1
+			d=$(dirname "$d")
+		done
+	}
+	if insecure "$p"; then
+		safe="${HOME:-/root}/.cache/$2"
+		mkdir -p "$safe" && chmod 700 "$safe" && cp "$p" "$safe/" || return 1
+		p="$safe/$(basename "$p")"
+		insecure "$p" && return 1
+	fi
+	echo "$p"
+}
+
+# wait_for FILE REGEX SECONDS: poll a log for a line, bounded.
+wait_for() {
+	local deadline=$((SECONDS + $3))
+	while [ $SECONDS -lt $deadline ]; do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# stop_proc PID: SIGINT (testpmd prints its final statistics), SIGKILL after 10 s.
+stop_proc() {
+	kill -INT "$1" 2>/dev/null
+	for _ in $(seq 1 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+	kill -9 "$1" 2>/dev/null
+	return 1
+}
