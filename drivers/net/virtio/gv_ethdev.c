@@ -569,8 +569,7 @@ static int do_start(struct rte_eth_dev *dev)
 		rxq->ol_vlan_strip = rxo & RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
 		rxq->ol_rss_hash = (rxo & RTE_ETH_RX_OFFLOAD_RSS_HASH) &&
 				   gv_has(hw, GV_NET_F_HASH_REPORT);
-		rxq->ol_any = rxq->ol_csum || rxq->ol_lro || rxq->ol_vlan_strip ||
-			      rxq->ol_rss_hash;
+		gv_rxq_ol_sum(rxq);
 		rxq->refill_thresh = gv_rx_refill_point(hw, rxq, i, rx_max_pkt(hw, rxq, frame), room);
 		if (rxq->chain_len > GV_RX_INDIRECT) {
 			GV_LOG(ERR, "%s: frames of %u bytes need %u mbufs of %u bytes each: "

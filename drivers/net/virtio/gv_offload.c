@@ -86,7 +86,7 @@ int gv_vlan_offload_set(struct rte_eth_dev *dev, int mask)
 		if (!rxq)
 			continue;
 		rxq->ol_vlan_strip = strip;
-		rxq->ol_any = rxq->ol_csum || rxq->ol_lro || rxq->ol_vlan_strip || rxq->ol_rss_hash;
+		gv_rxq_ol_sum(rxq);
 	}
 	return 0;
 }

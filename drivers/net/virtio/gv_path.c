@@ -69,20 +69,22 @@ static const struct path_row tx_rows[] = {
 	{ GV_TX_FULL, "full", 0, 0, GV_TX_OFFLOAD_ALL, false, GV_FORCE_FULL, NULL },
 };
 
-const char *gv_rx_path_name(enum gv_rx_path p)
+static const struct path_row *rx_row(enum gv_rx_path p)
 {
 	for (size_t i = 0; i < RTE_DIM(rx_rows); i++)
 		if (rx_rows[i].path == (int)p)
-			return rx_rows[i].name;
-	return "none";
+			return &rx_rows[i];
+	return NULL;
+}
+
+const char *gv_rx_path_name(enum gv_rx_path p)
+{
+	return rx_row(p) ? rx_row(p)->name : "none";
 }
 
 uint64_t gv_rx_path_offloads(enum gv_rx_path p)
 {
-	for (size_t i = 0; i < RTE_DIM(rx_rows); i++)
-		if (rx_rows[i].path == (int)p)
-			return rx_rows[i].offloads;
-	return 0;
+	return rx_row(p) ? rx_row(p)->offloads : 0;
 }
 
 const char *gv_tx_path_name(enum gv_tx_path p)

@@ -149,6 +149,12 @@ struct gv_rxq {
 	struct rte_mbuf *spare[GV_BURST_MAX * 4];
 };
 
+/* ol_any from the per-offload flags (start, and the runtime VLAN switch). */
+static inline void gv_rxq_ol_sum(struct gv_rxq *rxq)
+{
+	rxq->ol_any = rxq->ol_csum || rxq->ol_lro || rxq->ol_vlan_strip || rxq->ol_rss_hash;
+}
+
 struct gv_txq {
 	struct gv_queue q;
 	uint16_t hdr_size;
@@ -299,6 +305,8 @@ int gv_tx_queue_start(struct rte_eth_dev *dev, uint16_t qid);
 int gv_tx_queue_stop(struct rte_eth_dev *dev, uint16_t qid);
 /* At the port's start: every queue started but those set up for deferred start. */
 void gv_queues_start_states(struct rte_eth_dev *dev);
+/* RX (rx) or TX queue i's common part, NULL if it is not set up. */
+struct gv_queue *gv_queue_of(struct rte_eth_dev *dev, bool rx, uint16_t i);
 
 /* gv_rxtx.c */
 uint16_t gv_rx_burst(void *rxq, struct rte_mbuf **pkts, uint16_t n);

@@ -546,11 +546,19 @@ void gv_queue_resume(struct gv_queue *q)
  * start. TX: what was sent completes, and is reclaimed after the start
  * or at the port's stop.
  */
+struct gv_queue *gv_queue_of(struct rte_eth_dev *dev, bool rx, uint16_t i)
+{
+	void *q = rx ? dev->data->rx_queues[i] : dev->data->tx_queues[i];
+
+	if (!q)
+		return NULL;
+	return rx ? &((struct gv_rxq *)q)->q : &((struct gv_txq *)q)->q;
+}
+
 static int queue_switch(struct rte_eth_dev *dev, bool rx, uint16_t qid, bool on)
 {
 	struct gv_hw *hw = dev->data->dev_private;
-	struct gv_queue *q = rx ? &((struct gv_rxq *)dev->data->rx_queues[qid])->q
-				: &((struct gv_txq *)dev->data->tx_queues[qid])->q;
+	struct gv_queue *q = gv_queue_of(dev, rx, qid);
 	uint8_t *state = rx ? dev->data->rx_queue_state : dev->data->tx_queue_state;
 
 	pthread_mutex_lock(&hw->ctl_lock);
@@ -592,8 +600,7 @@ void gv_queues_start_states(struct rte_eth_dev *dev)
 		uint8_t *state = rx ? dev->data->rx_queue_state : dev->data->tx_queue_state;
 
 		for (uint16_t i = 0; i < nq; i++) {
-			struct gv_queue *q = rx ? &((struct gv_rxq *)dev->data->rx_queues[i])->q
-						: &((struct gv_txq *)dev->data->tx_queues[i])->q;
+			struct gv_queue *q = gv_queue_of(dev, rx, i);
 
 			if (q->deferred)
 				__atomic_fetch_or(&q->paused, GV_Q_STOPPED, __ATOMIC_RELAXED);

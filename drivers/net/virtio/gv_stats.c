@@ -49,15 +49,6 @@ static const struct xrow hard_rows[] = {
 #define N_Q (RTE_DIM(q_rows) + RTE_DIM(hard_rows))
 #define N_PORT 2 /* rx_path, tx_path */
 
-static struct gv_queue *queue_at(struct rte_eth_dev *dev, bool rx, uint16_t i)
-{
-	void *q = rx ? dev->data->rx_queues[i] : dev->data->tx_queues[i];
-
-	if (!q)
-		return NULL;
-	return rx ? &((struct gv_rxq *)q)->q : &((struct gv_txq *)q)->q;
-}
-
 static unsigned int xstats_count(struct rte_eth_dev *dev)
 {
 	return N_PORT + dev->data->nb_rx_queues * (N_Q + 1u) +
@@ -106,7 +97,7 @@ int gv_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs, unsigned in
 		uint16_t nq = rx ? dev->data->nb_rx_queues : dev->data->nb_tx_queues;
 
 		for (uint16_t i = 0; i < nq; i++) {
-			struct gv_queue *q = queue_at(dev, rx, i);
+			struct gv_queue *q = gv_queue_of(dev, rx, i);
 			struct gv_vq_stats vs = { 0 };
 
 			if (q && q->vq)
