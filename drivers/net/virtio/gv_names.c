@@ -18,8 +18,9 @@
  * virtio PCI device goes to net_virtio when it is loaded.
  *
  * Two copies of gvirtio in one process (an installed one and one given
- * with -d): the first loaded (-d, which EAL loads before its plugin
- * folder) keeps the names; a later copy registers nothing.
+ * with -d, or one linked into the application): the first registered
+ * (the linked one, then -d, which EAL loads before its plugin folder)
+ * keeps the names; a later copy registers nothing.
  */
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@
 RTE_TAILQ_HEAD(gv_vdrv_list, rte_vdev_driver);
 RTE_TAILQ_HEAD(gv_pdrv_list, rte_pci_driver);
 
+#define GV_USER_NAME "net_gvirtio_user"
 #define DPDK_PCI_NAME "net_virtio"
 #define DPDK_USER_NAME "net_virtio_user"
 #define DPDK_USER_ALIAS "virtio_user"
@@ -61,19 +63,19 @@ static const char *object_of(const void *fn)
 	return "";
 }
 
-/* A driver of another copy of this PMD (not this object's). */
-static bool other_gvirtio(const void *fn)
-{
-	const char *obj = object_of(fn), *base = strrchr(obj, '/');
-
-	base = base ? base + 1 : obj;
-	return strcmp(obj, object_of((const void *)gv_names_note)) != 0 &&
-	       strncmp(base, "librte_net_gvirtio", 18) == 0;
-}
-
 static bool name_is(const struct rte_driver *d, const char *name)
 {
 	return (d->name && !strcmp(d->name, name)) || (d->alias && !strcmp(d->alias, name));
+}
+
+/*
+ * A driver of another copy of this PMD: gvirtio's own vdev name, whatever
+ * object holds it (a plugin under any file name, or an application that
+ * links the PMD statically and then loads the installed plugin).
+ */
+static bool other_gvirtio(const struct rte_vdev_driver *d)
+{
+	return name_is(&d->driver, GV_USER_NAME);
 }
 
 /*
@@ -87,7 +89,7 @@ static bool order_vdev(struct rte_vdev_driver *first)
 
 	for (; d; d = prev) {
 		prev = TAILQ_PREV(d, gv_vdrv_list, next);
-		if (other_gvirtio((const void *)d->probe))
+		if (other_gvirtio(d))
 			return true;
 		if (!names.prefer_dpdk &&
 		    (name_is(&d->driver, DPDK_USER_NAME) || name_is(&d->driver, DPDK_USER_ALIAS))) {
@@ -156,7 +158,7 @@ RTE_INIT(gv_names_init)
 	names.prefer_dpdk = pref && !strcmp(pref, "dpdk");
 	names.bad_prefer = pref && *pref && !names.prefer_dpdk && strcmp(pref, "gvirtio");
 
-	gv_user_driver.driver.name = "net_gvirtio_user";
+	gv_user_driver.driver.name = GV_USER_NAME;
 	gv_user_driver.driver.alias = "gvirtio_user";
 	rte_vdev_register(&gv_user_driver);
 	if (order_vdev(&gv_user_driver)) {
