@@ -25,25 +25,15 @@ done
 plugin=$(safe_plugin "$plugin" gvirtio-plugin) || { echo "dpdk_tools: no secure directory for the plugin"; exit 1; }
 
 work=$(mktemp -d /tmp/gv_tools.XXXXXX)
-hp=/sys/kernel/mm/hugepages/hugepages-2048kB
-hp_orig=
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
 	rm -rf "$work" /var/run/dpdk/gvtfe$$ /var/run/dpdk/gvtbe$$
-	# The primary's hugepage file outlives it: remove it, then give the pages back.
-	find /dev/hugepages /mnt/huge -maxdepth 1 -name "gvtfe$$*" -delete 2>/dev/null
-	[ -z "$hp_orig" ] || echo "$hp_orig" >"$hp/nr_hugepages" 2>/dev/null
+	hugepages_release "gvtfe$$"
 }
 trap cleanup EXIT
 
-if [ "$(cat "$hp/free_hugepages" 2>/dev/null || echo 0)" -lt 160 ]; then
-	hp_orig=$(cat "$hp/nr_hugepages")
-	echo $((hp_orig + 160)) >"$hp/nr_hugepages" 2>/dev/null
-	[ "$(cat "$hp/free_hugepages")" -ge 160 ] || { echo "dpdk_tools: cannot reserve 160 2 MB hugepages"; exit 1; }
-fi
-grep -q " hugetlbfs " /proc/mounts || { mkdir -p /dev/hugepages && mount -t hugetlbfs none /dev/hugepages; } ||
-	{ echo "dpdk_tools: no hugetlbfs mount"; exit 1; }
+hugepages_reserve 160 || { echo "dpdk_tools: cannot reserve 160 2 MB hugepages"; exit 1; }
 
 xstat() { # log name: the value of one "name: value" line
 	sed -n "s/^$2: \([0-9]*\)$/\1/p" "$1" | head -1

@@ -27,8 +27,6 @@ done
 . "$(dirname "${BASH_SOURCE[0]}")/testpmd_lib.sh"
 
 work=$(mktemp -d /tmp/gv_inst.XXXXXX)
-hp=/sys/kernel/mm/hugepages/hugepages-2048kB
-hp_orig=
 pids=()
 declare -A saved=() # installed path -> copy of the file it replaced
 installed=()
@@ -43,8 +41,7 @@ cleanup() {
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
 	uninstall
 	rm -rf "$work" /var/run/dpdk/gvi*$$
-	find /dev/hugepages -maxdepth 1 -name "gvi*$$*" -delete 2>/dev/null
-	[ -z "$hp_orig" ] || echo "$hp_orig" >"$hp/nr_hugepages" 2>/dev/null
+	hugepages_release "gvi*$$"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -80,13 +77,7 @@ else
 fi
 
 # The front-ends use hugepages so that a secondary can map their memory.
-if [ "$(cat "$hp/free_hugepages" 2>/dev/null || echo 0)" -lt 160 ]; then
-	hp_orig=$(cat "$hp/nr_hugepages")
-	echo $((hp_orig + 160)) >"$hp/nr_hugepages" 2>/dev/null
-	[ "$(cat "$hp/free_hugepages")" -ge 160 ] || { echo "installed: cannot reserve 160 2 MB hugepages"; exit 1; }
-fi
-grep -q " hugetlbfs " /proc/mounts || { mkdir -p /dev/hugepages && mount -t hugetlbfs none /dev/hugepages; } ||
-	{ echo "installed: no hugetlbfs mount"; exit 1; }
+hugepages_reserve 160 || { echo "installed: cannot reserve 160 2 MB hugepages"; exit 1; }
 
 # run_pair NAME QUEUES VDEV [ENV...]: a net_vhost back-end and an
 # unmodified testpmd (no -d) on VDEV (its path= added), io forwarding

@@ -1,5 +1,6 @@
 # tests/testpmd_lib.sh - sourced by the tests that drive dpdk-testpmd and
-# DPDK's tools as processes (testpmd_fwd.sh, dpdk_tools.sh).
+# DPDK's tools as processes (testpmd_fwd.sh, dpdk_tools.sh, two_proc.sh,
+# installed.sh).
 
 # safe_plugin PLUGIN NAME: print a path EAL accepts for -d. EAL refuses a
 # plugin under a world-writable directory (like /tmp): then a private
@@ -39,4 +40,26 @@ stop_proc() {
 	for _ in $(seq 1 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
 	kill -9 "$1" 2>/dev/null
 	return 1
+}
+
+# hugepages_reserve N: at least N free 2 MB hugepages and a hugetlbfs
+# mount (secondary processes map the primary's memory from its hugepage
+# files). Sets hp_orig when it raised the count; hugepages_release gives
+# the pages back. Fails if the pages cannot be had.
+hp_dir=/sys/kernel/mm/hugepages/hugepages-2048kB
+hp_orig=
+hugepages_reserve() {
+	if [ "$(cat "$hp_dir/free_hugepages" 2>/dev/null || echo 0)" -lt "$1" ]; then
+		hp_orig=$(cat "$hp_dir/nr_hugepages")
+		echo $((hp_orig + $1)) >"$hp_dir/nr_hugepages" 2>/dev/null
+		[ "$(cat "$hp_dir/free_hugepages")" -ge "$1" ] || return 1
+	fi
+	grep -q " hugetlbfs " /proc/mounts || { mkdir -p /dev/hugepages && mount -t hugetlbfs none /dev/hugepages; }
+}
+
+# hugepages_release PREFIX: remove the hugepage files of EAL file prefixes
+# starting with PREFIX (a primary's outlive it), give reserved pages back.
+hugepages_release() {
+	find /dev/hugepages /mnt/huge -maxdepth 1 -name "$1*" -delete 2>/dev/null
+	[ -z "$hp_orig" ] || echo "$hp_orig" >"$hp_dir/nr_hugepages" 2>/dev/null
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bus_vdev_driver.h>
 #include <ethdev_driver.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -153,11 +154,12 @@ int gv_user_attach_secondary(struct rte_vdev_device *vdev, const char *name)
 	struct rte_eth_dev *dev = rte_eth_dev_attach_secondary(name);
 	unsigned int n;
 
-	(void)vdev;
 	if (!dev) {
 		GV_LOG(ERR, "%s: no such port in the primary process", name);
 		return -ENODEV;
 	}
+	/* Process-local: ethdev reads the driver's name through it (info_get). */
+	dev->device = &vdev->device;
 	gv_tp_table[GV_TP_USER] = &sec_ops;
 	n = fetch_kickfds(dev);
 	GV_LOG(INFO, "%s: %u kick fd(s) from the primary", name, n);
