@@ -12,7 +12,9 @@
  * mergeable buffers, a queue left without set-up, RSS from a device
  * without it, a queue id out of range, a forced path that cannot serve
  * the configuration. Against DPDK's net_vhost (no TSO offered): TSO and
- * LRO. Every bad devarg of net_gvirtio_user and net_gvirtio_loop.
+ * LRO. Every bad devarg of net_gvirtio_user and net_gvirtio_loop; every
+ * devarg of DPDK 22.11's net_virtio_user, under DPDK's names, accepted
+ * with its meaning (iface refused, naming the missing transport).
  */
 #include <stdlib.h>
 
@@ -351,6 +353,131 @@ static void test_devargs(void **state)
 	}
 }
 
+/* --------------------------------------- DPDK 22.11's devargs, accepted -- */
+
+/* What a DPDK devarg must do on the port it made. */
+enum dk_check { DK_RUNS, DK_MAC, DK_QSIZE, DK_QUEUES, DK_FEAT_ON, DK_FEAT_OFF, DK_SPEED, DK_VEC };
+
+/*
+ * Every key of DPDK 22.11's net_virtio_user (path, mac, cq, queue_size,
+ * queues, iface, server, mrg_rxbuf, in_order, packed_vq, speed,
+ * vectorized), under DPDK's vdev names: each good value probes, carries
+ * traffic and has its meaning (read back through ethdev or on the vhost
+ * side); iface, the tap of the vhost-kernel transport, is refused with a
+ * line that names it.
+ */
+static void test_dpdk_devargs(void **state)
+{
+	static const struct {
+		const char *name, *args;
+		enum dk_check check;
+		uint64_t want;
+	} good[] = {
+		{ "virtio_user", "", DK_RUNS, 0 },
+		{ "net_virtio_user", "mac=02:11:22:33:44:55", DK_MAC, 0x021122334455ull },
+		{ "virtio_user", "cq=1", DK_RUNS, 0 },
+		{ "virtio_user", "cq=0", DK_RUNS, 0 },
+		{ "net_virtio_user", "queue_size=512", DK_QSIZE, 512 },
+		{ "virtio_user", "queues=2,cq=1", DK_QUEUES, 2 },
+		{ "net_virtio_user", "server=1", DK_RUNS, 0 },
+		{ "virtio_user", "mrg_rxbuf=0", DK_FEAT_OFF, 15 }, /* VIRTIO_NET_F_MRG_RXBUF */
+		{ "virtio_user", "mrg_rxbuf=1", DK_FEAT_ON, 15 },
+		{ "net_virtio_user", "in_order=0", DK_FEAT_OFF, 35 }, /* VIRTIO_F_IN_ORDER */
+		{ "net_virtio_user", "in_order=1", DK_FEAT_ON, 35 },
+		{ "virtio_user", "packed_vq=1", DK_FEAT_ON, 34 }, /* VIRTIO_F_RING_PACKED */
+		{ "virtio_user", "packed_vq=0", DK_FEAT_OFF, 34 },
+		{ "net_virtio_user", "speed=25000", DK_SPEED, 25000 },
+		{ "virtio_user", "vectorized=1,mrg_rxbuf=0", DK_VEC, 1 },
+		{ "virtio_user", "vectorized=0", DK_VEC, 0 },
+	};
+	struct rte_mempool *vmp = gvh_pool(2047);
+
+	(void)state;
+	assert_non_null(vmp);
+	for (size_t i = 0; i < RTE_DIM(good); i++) {
+		bool server = strstr(good[i].args, "server=1") != NULL;
+		uint16_t nq = good[i].check == DK_QUEUES ? (uint16_t)good[i].want : 1;
+		struct gvh_port_conf vc = { .mp = vmp, .nb_queues = nq };
+		struct gvh_port_conf gc = { .mp = mp, .nb_queues = nq };
+		struct gvh_pair pair;
+		uint64_t feat = 0;
+
+		gvh_pair_init(&pair);
+		snprintf(pair.gv_name, sizeof(pair.gv_name), "%s_dk%zu", good[i].name, i);
+		if (gvh_vhost_add(&pair, server, &vc) || gvh_gv_add(&pair, good[i].args, &gc) ||
+		    gvh_pair_start(&pair, 10.0))
+			fail_msg("%s,%s: %s", pair.gv_name, good[i].args, gvh_error());
+		{
+			struct gvh_flow f = { .tx_port = pair.gv, .rx_port = pair.vh, .tx_mp = mp,
+					      .len = 300, .count = 100 };
+
+			if (gvh_transfer(&f))
+				fail_msg("%s,%s: %s", pair.gv_name, good[i].args, gvh_error());
+		}
+		assert_int_equal(gvh_vhost_features(pair.vh, &feat), 0);
+		switch (good[i].check) {
+		case DK_RUNS:
+			break;
+		case DK_MAC: {
+			struct rte_ether_addr a;
+			uint64_t m = 0;
+
+			assert_int_equal(rte_eth_macaddr_get(pair.gv, &a), 0);
+			for (int b = 0; b < RTE_ETHER_ADDR_LEN; b++)
+				m = m << 8 | a.addr_bytes[b];
+			assert_true(m == good[i].want);
+			break;
+		}
+		case DK_QSIZE: {
+			uint16_t sz = 0;
+
+			assert_int_equal(gvh_vhost_ring_size(pair.vh, 0, &sz), 0);
+			assert_int_equal(sz, good[i].want);
+			break;
+		}
+		case DK_QUEUES: {
+			struct rte_eth_dev_info info;
+
+			assert_int_equal(rte_eth_dev_info_get(pair.gv, &info), 0);
+			assert_int_equal(info.max_rx_queues, good[i].want);
+			assert_int_equal(info.nb_rx_queues, good[i].want);
+			break;
+		}
+		case DK_FEAT_ON:
+		case DK_FEAT_OFF:
+			assert_int_equal(!!(feat & (1ull << good[i].want)), good[i].check == DK_FEAT_ON);
+			break;
+		case DK_SPEED: {
+			struct rte_eth_link link;
+
+			assert_int_equal(rte_eth_link_get_nowait(pair.gv, &link), 0);
+			assert_int_equal(link.link_speed, good[i].want);
+			break;
+		}
+		case DK_VEC: {
+			struct rte_eth_burst_mode bm;
+
+			assert_int_equal(rte_eth_rx_burst_mode_get(pair.gv, 0, &bm), 0);
+			assert_int_equal(strstr(bm.info, "vectorized") != NULL, good[i].want != 0);
+			break;
+		}
+		}
+		print_message("  %-38s accepted, %s\n", good[i].args[0] ? good[i].args : "(path only)",
+			      good[i].check == DK_RUNS ? "forwards" : "forwards, and means it");
+		gvh_pair_destroy(&pair);
+		assert_int_equal(rte_mempool_avail_count(mp), mp->size);
+	}
+	rte_mempool_free(vmp);
+	/* iface: the vhost-kernel transport's tap; refused, naming it. */
+	{
+		char args[300];
+
+		snprintf(args, sizeof(args), "virtio_user_dkif,path=%s/nobody.sock,iface=tap0",
+			 gvh_sock_dir());
+		FAILS(rte_dev_probe(args), "iface=tap0", "iface", "vhost-kernel");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +489,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_rss_unsupported, port_teardown),
 		cmocka_unit_test(test_offloads_vhost),
 		cmocka_unit_test_teardown(test_devargs, port_teardown),
+		cmocka_unit_test(test_dpdk_devargs),
 	};
 	int ret;
 
