@@ -198,6 +198,30 @@ step_refuse() { # iova
 	fi
 }
 
+# vdpa=1 on the first NIC: gvirtio declines it with a positive return, so
+# the bus asks the next driver (a vDPA one; here DPDK's net_virtio, which
+# declines it too); the second NIC is still gvirtio's port 0.
+step_vdpa() { # iova
+	e=$(eal "$1" | sed "s|-a $NIC0$DEVARGS|-a $NIC0,vdpa=1|")
+	# shellcheck disable=SC2086
+	echo quit | timeout -s KILL 180 dpdk-testpmd $e -- -i --total-num-mbufs=8192 >/tmp/vdpa.out 2>&1
+	rc=$?
+	# The next driver asked is DPDK's net_virtio (it declines vdpa=1 too);
+	# renamed in the log, where the host checks that net_virtio probed nothing.
+	sed 's/Probe PCI driver: net_virtio /vdpa: next driver asked: net_virtio /' /tmp/vdpa.out
+	if [ $rc = 137 ]; then
+		step_fail vdpa "testpmd hung (killed after 180 s)"
+	elif ! grep -q "vdpa=1: left to a vDPA driver" /tmp/vdpa.out; then
+		step_fail vdpa "no line says vdpa=1 left the device (exit $rc)"
+	elif ! grep -q "Probe PCI driver: net_virtio .*$NIC0" /tmp/vdpa.out; then
+		step_fail vdpa "the bus did not ask the next driver for $NIC0"
+	elif ! grep -q "Configuring Port 0" /tmp/vdpa.out || grep -q "Configuring Port 1" /tmp/vdpa.out; then
+		step_fail vdpa "expected one port (the second NIC), testpmd configured: $(grep -c 'Configuring Port' /tmp/vdpa.out)"
+	else
+		step_ok vdpa "vdpa=1 declined, the bus asked net_virtio next, the other NIC is the only port"
+	fi
+}
+
 FAILED=0
 for s in $STEPS; do
 	name=${s%%:*}
@@ -211,6 +235,7 @@ for s in $STEPS; do
 	rxintr) step_app rxintr "$iova" rxintr ;;
 	mq) step_app mq "$iova" mq 4 2000 ;;
 	refuse) step_refuse "$iova" ;;
+	vdpa) step_vdpa "$iova" ;;
 	*) step_fail "$name" "unknown step" ;;
 	esac
 done
