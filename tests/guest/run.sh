@@ -87,9 +87,11 @@ setup_case() { # name
 		checks=("+virtio-pci legacy interface" "+(split ring)")
 		;;
 	noiommu)
-		nic=$TRANS
+		# and net_virtio's PCI devargs speed and vectorized, with their meaning
+		nic=$TRANS devargs=+speed=25000+vectorized=1
 		checks=("+vfio: enable_unsafe_noiommu_mode=Y" "+Selected IOVA mode 'PA'"
-			"+virtio-pci modern interface" "-ACCESS_PLATFORM: the device goes")
+			"+virtio-pci modern interface" "-ACCESS_PLATFORM: the device goes"
+			"+Link speed: 25 Gbps" "+rx path vectorized")
 		;;
 	mrg-off)
 		nic="$MODERN,mrg_rxbuf=off"
