@@ -222,6 +222,64 @@ step_vdpa() { # iova
 	fi
 }
 
+# RX/TX from a secondary process on PCI ports: a primary testpmd sets the
+# ports up and idles at its prompt; a secondary testpmd (the primary's
+# burst functions, doorbells in the shared BAR mapping) forwards on both
+# for 5 s; then the secondary quits and the primary stops cleanly.
+step_twoproc() { # iova
+	pout=/tmp/tp-pri.out sout=/tmp/tp-sec.out
+	rm -f /tmp/pri.in /tmp/sec.in $pout $sout
+	mkfifo /tmp/pri.in /tmp/sec.in
+	# shellcheck disable=SC2046
+	timeout -s KILL 300 dpdk-testpmd $(eal "$1") -- -i --total-num-mbufs=8192 </tmp/pri.in >$pout 2>&1 &
+	ppid=$!
+	exec 3>/tmp/pri.in
+	if ! wait_for $pout "testpmd> " 240 $ppid; then
+		exec 3>&-
+		wait $ppid
+		cat $pout
+		step_fail twoproc "no primary testpmd prompt within 240 s"
+		return
+	fi
+	# shellcheck disable=SC2046
+	timeout -s KILL 300 dpdk-testpmd $(eal "$1") --proc-type=secondary -- -i --total-num-mbufs=8192 \
+		</tmp/sec.in >$sout 2>&1 &
+	spid=$!
+	exec 4>/tmp/sec.in
+	if wait_for $sout "testpmd> " 240 $spid; then
+		echo "start tx_first" >&4
+		sleep 5
+		echo "stop" >&4
+	fi
+	echo "quit" >&4
+	exec 4>&-
+	wait $spid
+	src=$?
+	echo "quit" >&3
+	exec 3>&-
+	wait $ppid
+	prc=$?
+	sed 's/^/secondary: /' $sout
+	cat $pout
+	rx=$(awk '{ $0 = held $0; held = "" }
+		/.testpmd> / { held = substr($0, 1, index($0, "testpmd> ") - 1); next }
+		/Forward statistics for port/ { p = 1; next }
+		p && /RX-packets:/ { printf "%s ", $2; p = 0 }' $sout)
+	set -- $rx
+	n=$(grep -c "attached in a secondary process (RX/TX on the primary's paths)" $sout)
+	if [ "$n" != 2 ]; then
+		step_fail twoproc "the secondary attached $n of 2 ports with RX/TX"
+	elif [ $src != 0 ] || [ $prc != 0 ]; then
+		step_fail twoproc "exit status: secondary $src, primary $prc"
+	elif [ "${1:-0}" -lt 1000 ] || [ "${2:-0}" -lt 1000 ]; then
+		step_fail twoproc "the secondary's ports received too little in 5 s: $rx"
+	elif grep -qiE "gvirtio: .*(broken|invalid)" $sout $pout; then
+		step_fail twoproc "a queue broke"
+	else
+		step_ok twoproc "a secondary forwarded on both ports for 5 s, rx per port: $rx"
+	fi
+}
+
 FAILED=0
 for s in $STEPS; do
 	name=${s%%:*}
@@ -236,6 +294,7 @@ for s in $STEPS; do
 	mq) step_app mq "$iova" mq 4 2000 ;;
 	refuse) step_refuse "$iova" ;;
 	vdpa) step_vdpa "$iova" ;;
+	twoproc) step_twoproc "$iova" ;;
 	*) step_fail "$name" "unknown step" ;;
 	esac
 done

@@ -77,7 +77,7 @@ TRANS="disable-legacy=off,disable-modern=off"
 setup_case() { # name
 	nic=$MODERN bind=noiommu iova=pa steps=testpmd,payload devargs='' viommu=0 wire=hub checks=()
 	case "$1" in
-	modern) steps=testpmd,payload,vdpa checks=("+virtio-pci modern interface" "+(split ring)") ;;
+	modern) steps=testpmd,payload,vdpa,twoproc checks=("+virtio-pci modern interface" "+(split ring)") ;;
 	packed)
 		nic="$MODERN,packed=on" devargs=+packed_vq=1
 		checks=("+virtio-pci modern interface" "+(packed ring)" "-(split ring)")
