@@ -450,8 +450,13 @@ static void test_dpdk_devargs(void **state)
 		case DK_SPEED: {
 			struct rte_eth_link link;
 
+			struct rte_eth_dev_info info;
+
 			assert_int_equal(rte_eth_link_get_nowait(pair.gv, &link), 0);
 			assert_int_equal(link.link_speed, good[i].want);
+			/* speed_capa: that speed's bit, as DPDK's virtio PMD reports it. */
+			assert_int_equal(rte_eth_dev_info_get(pair.gv, &info), 0);
+			assert_true(info.speed_capa == RTE_ETH_LINK_SPEED_25G);
 			break;
 		}
 		case DK_VEC: {
