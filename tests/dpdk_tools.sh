@@ -15,20 +15,12 @@
 # given back afterwards. Prints "dpdk_tools: N passed, M failed".
 set -u
 
-plugin=${1:?usage: dpdk_tools.sh PLUGIN.so}
-for t in dpdk-testpmd dpdk-proc-info; do
-	command -v "$t" >/dev/null || { echo "dpdk_tools: $t missing (package dpdk)"; exit 1; }
-done
-[ -f "$plugin" ] || { echo "dpdk_tools: no plugin at $plugin"; exit 1; }
 # shellcheck source=tests/testpmd_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/testpmd_lib.sh"
-plugin=$(safe_plugin "$plugin" gvirtio-plugin) || { echo "dpdk_tools: no secure directory for the plugin"; exit 1; }
-
-work=$(mktemp -d /tmp/gv_tools.XXXXXX)
-pids=()
+tp_begin dpdk_tools "${1:?usage: dpdk_tools.sh PLUGIN.so}" dpdk-testpmd dpdk-proc-info dpdk-pdump
 cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$work" /var/run/dpdk/gvtfe$$ /var/run/dpdk/gvtbe$$
+	tp_end
+	rm -rf /var/run/dpdk/gvtfe$$ /var/run/dpdk/gvtbe$$
 	hugepages_release "gvtfe$$"
 }
 trap cleanup EXIT
@@ -39,9 +31,6 @@ xstat() { # log name: the value of one "name: value" line
 	sed -n "s/^$2: \([0-9]*\)$/\1/p" "$1" | head -1
 }
 
-pass=0 fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 sock="$work/s.sock" be="$work/be.log" fe="$work/fe.log"
 tp=(--no-mlockall --total-num-mbufs=8192 --rxq=2 --txq=2 --forward-mode=io --stats-period 1)
@@ -164,5 +153,4 @@ fi
 stop_proc "$fepid"
 echo "quit" >&7
 stop_proc "$bepid"
-echo "dpdk_tools: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+tp_summary

@@ -20,14 +20,9 @@
 set -u
 
 build=$(cd "${1:?usage: installed.sh BUILD}" && pwd) || exit 1
-for t in dpdk-testpmd dpdk-proc-info meson; do
-	command -v "$t" >/dev/null || { echo "installed: $t missing"; exit 1; }
-done
 # shellcheck source=tests/testpmd_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/testpmd_lib.sh"
-
-work=$(mktemp -d /tmp/gv_inst.XXXXXX)
-pids=()
+tp_begin installed - dpdk-testpmd dpdk-proc-info meson
 declare -A saved=() # installed path -> copy of the file it replaced
 installed=()
 uninstall() {
@@ -38,17 +33,13 @@ uninstall() {
 	installed=()
 }
 cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	uninstall
-	rm -rf "$work" /var/run/dpdk/gvi*$$
+	uninstall # first: the replaced files' copies are in $work
+	tp_end
+	rm -rf /var/run/dpdk/gvi*$$
 	hugepages_release "gvi*$$"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-
-pass=0 fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 # What meson install writes, saved first if it replaces something.
 mapfile -t targets < <(meson introspect "$build" --installed |
@@ -212,5 +203,4 @@ if [ ! -e "$plugin_dst" ] || [ -n "${saved[$plugin_dst]:-}" ]; then
 else
 	bad "uninstall left $plugin_dst"
 fi
-echo "installed: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+tp_summary

@@ -16,22 +16,11 @@
 # Prints "testpmd_fwd: N passed, M failed" and exits non-zero on failure.
 set -u
 
-plugin=${1:?usage: testpmd_fwd.sh PLUGIN.so}
 secs=${GV_FWD_SECS:-2}
-[ -f "$plugin" ] || { echo "testpmd_fwd: no plugin at $plugin"; exit 1; }
-command -v dpdk-testpmd >/dev/null || { echo "testpmd_fwd: dpdk-testpmd missing (package dpdk)"; exit 1; }
-
 # shellcheck source=tests/testpmd_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/testpmd_lib.sh"
-plugin=$(safe_plugin "$plugin" gvirtio-plugin) || { echo "testpmd_fwd: no secure directory for the plugin"; exit 1; }
-
-work=$(mktemp -d /tmp/gv_fwd.XXXXXX)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
+tp_begin testpmd_fwd "${1:?usage: testpmd_fwd.sh PLUGIN.so}" dpdk-testpmd
+trap tp_end EXIT
 
 eal_common=(--no-huge -m 512 --no-pci --no-telemetry)
 tp_common=(--no-mlockall --total-num-mbufs=8192 --stats-period 1 --forward-mode=io)
@@ -41,7 +30,6 @@ final_stat() { # log name
 	awk -v k="$2:" '/Accumulated forward statistics/ {f=1} f { for (i = 1; i < NF; i++) if ($i == k) v = $(i+1) } END { print v + 0 }' "$1"
 }
 
-pass=0 fail=0
 run_case() { # layout mrg datapath exp_rx exp_tx [vectorized [rx_hdr_line]]
 	local layout=$1 mrg=$2 dp=$3 exp_rx=$4 exp_tx=$5 vec=${6:-0} hdr=${7:-}
 	local name="$layout mrg=$mrg datapath=$dp vectorized=$vec${hdr:+ rx_hdr_line=$hdr}"
@@ -136,5 +124,4 @@ run_case split 1 simple mergeable simple 0 own
 run_case packed 1 inorder "$vec_rx_mrg" "$vec_tx" 1 own
 run_case packed 0 inorder simple inorder 0 shared
 
-echo "testpmd_fwd: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+tp_summary

@@ -63,3 +63,39 @@ hugepages_release() {
 	find /dev/hugepages /mnt/huge -maxdepth 1 -name "$1*" -delete 2>/dev/null
 	[ -z "$hp_orig" ] || echo "$hp_orig" >"$hp_dir/nr_hugepages" 2>/dev/null
 }
+
+# tp_begin NAME PLUGIN TOOL...: the tools are installed and the plugin
+# exists (else exit 1, saying which); sets $plugin to a path EAL accepts
+# for -d, $work to a new folder, pids=() for the processes tp_end kills.
+# PLUGIN may be "-" (no plugin).
+tp_begin() {
+	local t
+	tp_name=$1
+	for t in "${@:3}"; do
+		command -v "$t" >/dev/null || { echo "$tp_name: $t missing (package dpdk)"; exit 1; }
+	done
+	if [ "$2" != - ]; then
+		[ -f "$2" ] || { echo "$tp_name: no plugin at $2"; exit 1; }
+		plugin=$(safe_plugin "$2" gvirtio-plugin) ||
+			{ echo "$tp_name: no secure directory for the plugin"; exit 1; }
+	fi
+	work=$(mktemp -d "/tmp/gv_$tp_name.XXXXXX")
+	pids=()
+}
+
+# tp_end: kill what is left of the processes in pids, remove $work.
+tp_end() {
+	local p
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$work"
+}
+
+# ok WHAT / bad WHAT: one check's result; tp_summary prints
+# "NAME: N passed, M failed" and returns non-zero if any failed.
+pass=0 fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+tp_summary() {
+	echo "$tp_name: $pass passed, $fail failed"
+	[ "$fail" = 0 ]
+}

@@ -16,29 +16,18 @@
 # Prints "two_proc: N passed, M failed".
 set -u
 
-plugin=${1:?usage: two_proc.sh PLUGIN.so}
-for t in dpdk-testpmd dpdk-proc-info; do
-	command -v "$t" >/dev/null || { echo "two_proc: $t missing (package dpdk)"; exit 1; }
-done
-[ -f "$plugin" ] || { echo "two_proc: no plugin at $plugin"; exit 1; }
 # shellcheck source=tests/testpmd_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/testpmd_lib.sh"
-plugin=$(safe_plugin "$plugin" gvirtio-plugin) || { echo "two_proc: no secure directory for the plugin"; exit 1; }
-
-work=$(mktemp -d /tmp/gv_2proc.XXXXXX)
-pids=()
+tp_begin two_proc "${1:?usage: two_proc.sh PLUGIN.so}" dpdk-testpmd dpdk-proc-info
 cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$work" /var/run/dpdk/gv2fe$$ /var/run/dpdk/gv2be$$
+	tp_end
+	rm -rf /var/run/dpdk/gv2fe$$ /var/run/dpdk/gv2be$$
 	hugepages_release "gv2fe$$"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 hugepages_reserve 160 || { echo "two_proc: cannot reserve 160 2 MB hugepages"; exit 1; }
 
-pass=0 fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 # last LOG FIELD: the last "FIELD: n" count in a testpmd log
 last() { sed -n "s/.*$2: *\([0-9]*\).*/\1/p" "$1" | tail -1; }
 xstat() { sed -n "s/^$2: \([0-9]*\)$/\1/p" "$1" | head -1; }
@@ -119,5 +108,4 @@ else
 fi
 echo "quit" >&7
 stop_proc "$bepid"
-echo "two_proc: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+tp_summary

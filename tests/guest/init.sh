@@ -120,26 +120,45 @@ wait_for() { # file pattern seconds pid: 0 when the pattern shows up
 	done
 }
 
+# tp_prompt STEP FD OUT EAL...: testpmd -i in the background, its commands
+# written to file descriptor FD (3 or 4, a FIFO), its output in OUT; waits
+# for the prompt (written unbuffered). Sets tp_pid. On no prompt: the step
+# fails with the output shown, and it returns 1.
+tp_prompt() {
+	step=$1 fd=$2 out=$3
+	shift 3
+	rm -f "$out.in" "$out"
+	mkfifo "$out.in"
+	timeout -s KILL 300 dpdk-testpmd "$@" -- -i --total-num-mbufs=8192 <"$out.in" >"$out" 2>&1 &
+	tp_pid=$!
+	eval "exec $fd>$out.in"
+	wait_for "$out" "testpmd> " 240 $tp_pid && return 0
+	eval "exec $fd>&-"
+	wait $tp_pid
+	cat "$out"
+	step_fail "$step" "no testpmd prompt within 240 s"
+	return 1
+}
+
+# fwd_rx OUT: the RX-packets of each port's final forward statistics.
+# testpmd writes its prompt and command echoes unbuffered, its output
+# block-buffered: a "testpmd> quit" can split a line of the statistics
+# in the file; such a line's start is joined to the line after it.
+fwd_rx() {
+	awk '{ $0 = held $0; held = "" }
+		/.testpmd> / { held = substr($0, 1, index($0, "testpmd> ") - 1); next }
+		/Forward statistics for port/ { p = 1; next }
+		p && /RX-packets:/ { printf "%s ", $2; p = 0 }' "$1"
+}
+
 # testpmd, io forwarding both ways after tx_first for 10 s (the measured
 # period; testpmd's stdout is a file, so block-buffered: nothing to poll),
 # then stop and quit; the host checks the forward statistics and the driver.
 step_testpmd() { # iova
 	out=/tmp/testpmd.out
-	rm -f /tmp/tp.in $out
-	mkfifo /tmp/tp.in
 	# shellcheck disable=SC2046
-	timeout -s KILL 300 dpdk-testpmd $(eal "$1") -- -i --total-num-mbufs=8192 \
-		</tmp/tp.in >$out 2>&1 &
-	pid=$!
-	exec 3>/tmp/tp.in
-	# the prompt is written unbuffered
-	if ! wait_for $out "testpmd> " 240 $pid; then
-		exec 3>&-
-		wait $pid
-		cat $out
-		step_fail testpmd "no testpmd prompt within 240 s"
-		return
-	fi
+	tp_prompt testpmd 3 $out $(eal "$1") || return
+	pid=$tp_pid
 	echo "show port info all" >&3
 	echo "start tx_first" >&3
 	sleep 10
@@ -149,13 +168,7 @@ step_testpmd() { # iova
 	wait $pid
 	rc=$?
 	cat $out
-	# testpmd writes its prompt and command echoes unbuffered, its output
-	# block-buffered: a "testpmd> quit" can split a line of the statistics
-	# in the file; such a line's start is joined to the line after it.
-	rx=$(awk '{ $0 = held $0; held = "" }
-		/.testpmd> / { held = substr($0, 1, index($0, "testpmd> ") - 1); next }
-		/Forward statistics for port/ { p = 1; next }
-		p && /RX-packets:/ { printf "%s ", $2; p = 0 }' $out)
+	rx=$(fwd_rx $out)
 	set -- $rx
 	if [ $rc != 0 ]; then
 		step_fail testpmd "testpmd exit status $rc"
@@ -228,43 +241,29 @@ step_vdpa() { # iova
 # for 5 s; then the secondary quits and the primary stops cleanly.
 step_twoproc() { # iova
 	pout=/tmp/tp-pri.out sout=/tmp/tp-sec.out
-	rm -f /tmp/pri.in /tmp/sec.in $pout $sout
-	mkfifo /tmp/pri.in /tmp/sec.in
 	# shellcheck disable=SC2046
-	timeout -s KILL 300 dpdk-testpmd $(eal "$1") -- -i --total-num-mbufs=8192 </tmp/pri.in >$pout 2>&1 &
-	ppid=$!
-	exec 3>/tmp/pri.in
-	if ! wait_for $pout "testpmd> " 240 $ppid; then
-		exec 3>&-
-		wait $ppid
-		cat $pout
-		step_fail twoproc "no primary testpmd prompt within 240 s"
-		return
-	fi
+	tp_prompt twoproc 3 $pout $(eal "$1") || return
+	ppid=$tp_pid
 	# shellcheck disable=SC2046
-	timeout -s KILL 300 dpdk-testpmd $(eal "$1") --proc-type=secondary -- -i --total-num-mbufs=8192 \
-		</tmp/sec.in >$sout 2>&1 &
-	spid=$!
-	exec 4>/tmp/sec.in
-	if wait_for $sout "testpmd> " 240 $spid; then
+	if tp_prompt twoproc 4 $sout $(eal "$1") --proc-type=secondary; then
+		spid=$tp_pid
 		echo "start tx_first" >&4
 		sleep 5
 		echo "stop" >&4
+		echo "quit" >&4
+		exec 4>&-
+		wait $spid
+		src=$?
+	else
+		src=none
 	fi
-	echo "quit" >&4
-	exec 4>&-
-	wait $spid
-	src=$?
 	echo "quit" >&3
 	exec 3>&-
 	wait $ppid
 	prc=$?
 	sed 's/^/secondary: /' $sout
 	cat $pout
-	rx=$(awk '{ $0 = held $0; held = "" }
-		/.testpmd> / { held = substr($0, 1, index($0, "testpmd> ") - 1); next }
-		/Forward statistics for port/ { p = 1; next }
-		p && /RX-packets:/ { printf "%s ", $2; p = 0 }' $sout)
+	rx=$(fwd_rx $sout)
 	set -- $rx
 	n=$(grep -c "attached in a secondary process (RX/TX on the primary's paths)" $sout)
 	if [ "$n" != 2 ]; then
