@@ -20,7 +20,11 @@ secs=${GV_FWD_SECS:-2}
 # shellcheck source=tests/testpmd_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/testpmd_lib.sh"
 tp_begin testpmd_fwd "${1:?usage: testpmd_fwd.sh PLUGIN.so}" dpdk-testpmd
-trap tp_end EXIT
+cleanup() {
+	tp_end
+	rm -rf /var/run/dpdk/gvbe$$ /var/run/dpdk/gvfe$$
+}
+trap cleanup EXIT
 
 eal_common=(--no-huge -m 512 --no-pci --no-telemetry)
 tp_common=(--no-mlockall --total-num-mbufs=8192 --stats-period 1 --forward-mode=io)
