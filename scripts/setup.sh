@@ -18,6 +18,7 @@ export LC_ALL=C
 PACKAGES=(
 	meson ninja-build pkg-config gcc g++ python3 file binutils
 	libdpdk-dev dpdk dpdk-dev
+	openvswitch-switch-dpdk                      # tests/ovs.sh: OVS-DPDK as the peer
 	libcmocka-dev libbenchmark-dev valgrind gnuplot-nox
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu  # cross build of the core
 	clang libclang-rt-14-dev                     # fuzzers, sanitizers

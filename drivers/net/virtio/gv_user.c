@@ -677,10 +677,17 @@ static void user_close(struct gv_hw *hw)
 	rte_intr_instance_free(u->lih);
 	u->lih = NULL;
 	user_stop(hw);
-	if (u->conn)
-		gv_vhu_close(u->conn);
+	/*
+	 * The listener goes first: a client back-end (OVS's
+	 * dpdkvhostuserclient) reconnects the moment the connection closes,
+	 * and a connection left in a closing listener's backlog is reset
+	 * (the back-end logs it as an error). With the path gone first, its
+	 * reconnect finds no socket and it simply retries later.
+	 */
 	if (u->lis)
 		gv_vhu_listener_close(u->lis);
+	if (u->conn)
+		gv_vhu_close(u->conn);
 	for (int i = 0; i < GV_USER_MAX_VQ; i++) {
 		if (u->kickfd[i] >= 0)
 			close(u->kickfd[i]);
