@@ -6,7 +6,8 @@
 #   build-fuzz/     clang libFuzzer targets (fuzz/), each run for a bounded
 #                   time over its seeds + new inputs; one test per target
 #   guest           tests/guest/run.sh core: net_gvirtio on virtio-net-pci
-#                   NICs in QEMU guests (modern, packed, legacy, no-IOMMU);
+#                   NICs in QEMU guests (modern, packed, legacy, no-IOMMU;
+#                   PVP: the NICs on vhost-user, a host net_vhost testpmd);
 #                   one test per case
 # and end with one line "tests: N passed, M failed". Exits non-zero if
 # anything failed (or nothing ran).

@@ -45,6 +45,10 @@
 static struct rte_mempool *pool;
 static uint16_t nq = 1;
 static uint32_t stray[2]; /* per receiving port: frames not ours (tap wire) */
+/* Probe frames (wire_ready) that arrived after it: per receiving port. */
+#define PROBE_SEQ UINT32_MAX
+static uint32_t late[2];
+static uint64_t late_bytes[2];
 static struct rte_ether_addr mac[2];
 
 #define FAIL(mode, ...)                                                                            \
@@ -238,6 +242,51 @@ static void drain(uint16_t port)
 			rte_pktmbuf_free_bulk(m, n);
 }
 
+/*
+ * Both directions carry frames end to end: a probe frame sent from each
+ * port (again every 100 ms) must reach the other within 10 s, then both
+ * ports stay quiet for 200 ms. Links up is not enough: a back-end
+ * switching between two vhost-user NICs drops what the first NIC sends
+ * while it still sets up the second.
+ */
+static int wire_ready(const char *mode)
+{
+	struct rte_mbuf *m[32];
+	uint64_t deadline, quiet;
+	uint16_t from, q, r, k;
+	bool got;
+
+	for (from = 0; from < 2; from++) {
+		deadline = now_ms() + 10000;
+		got = false;
+		while (!got && now_ms() < deadline) {
+			struct rte_mbuf *p = make_frame(from, PROBE_SEQ, 64);
+			uint64_t next = now_ms() + 100;
+			if (p != NULL && rte_eth_tx_burst(from, 0, &p, 1) != 1)
+				rte_pktmbuf_free(p);
+			while (!got && now_ms() < next)
+				for (q = 0; q < nq; q++) {
+					r = rte_eth_rx_burst(!from, q, m, 32);
+					for (k = 0; k < r; k++)
+						got |= is_test_frame(m[k]) &&
+						       frame_seq(m[k]) == PROBE_SEQ;
+					rte_pktmbuf_free_bulk(m, r);
+				}
+		}
+		if (!got)
+			FAIL(mode, "port %u -> %u: no probe frame arrived within 10 s", from, !from);
+	}
+	quiet = now_ms() + 200;
+	while (now_ms() < quiet)
+		for (from = 0; from < 2; from++)
+			for (q = 0; q < nq; q++)
+				if ((r = rte_eth_rx_burst(from, q, m, 32)) > 0) {
+					rte_pktmbuf_free_bulk(m, r);
+					quiet = now_ms() + 200;
+				}
+	return 0;
+}
+
 /* Sends frames 0..n-1 from `from` (over its TX queues in turn), receives
  * them on the other port (over all RX queues), checks each one. */
 static int one_way(const char *mode, uint16_t from, uint32_t n, uint64_t *bytes,
@@ -282,6 +331,12 @@ static int one_way(const char *mode, uint16_t from, uint32_t n, uint64_t *bytes,
 					continue;
 				}
 				seq = frame_seq(m[k]);
+				if (seq == PROBE_SEQ) {
+					/* a probe of wire_ready's, late */
+					late[to]++;
+					late_bytes[to] += m[k]->pkt_len;
+					continue;
+				}
 				/* several RX queues: order holds per flow, not across */
 				if (nq == 1 && seq != got) {
 					rte_pktmbuf_free_bulk(m, r);
@@ -323,6 +378,8 @@ static int do_payload(uint32_t n)
 	for (p = 0; p < 2; p++)
 		if (wait_link(p, 1, 10000))
 			FAIL("payload", "port %u link not up within 10 s", p);
+	if (wire_ready("payload"))
+		return 1;
 	drain(0);
 	drain(1);
 	rte_eth_stats_reset(0);
@@ -341,8 +398,11 @@ static int do_payload(uint32_t n)
 		if (stray[p])
 			printf("GVAPP: port %u also received %u frames that were not ours\n", p,
 			       stray[p]);
+		if (late[p])
+			printf("GVAPP: port %u also received %u late probe frames\n", p, late[p]);
 		if (st[p].opackets != n || st[p].obytes != bytes[p] ||
-		    st[p].ipackets != n + stray[p] || (!stray[p] && st[p].ibytes != bytes[!p]) ||
+		    st[p].ipackets != n + stray[p] + late[p] ||
+		    (!stray[p] && st[p].ibytes != bytes[!p] + late_bytes[p]) ||
 		    st[p].ierrors || st[p].oerrors)
 			FAIL("payload", "port %u counters do not match the %u frames (%" PRIu64
 			     " bytes) each way", p, n, bytes[p]);
@@ -506,6 +566,31 @@ static int do_rxintr(void)
 	return 0;
 }
 
+/* After a failure: the port's link and its non-zero xstats. */
+static void dump_port(uint16_t port)
+{
+	struct rte_eth_xstat_name *names = NULL;
+	struct rte_eth_xstat *vals = NULL;
+	struct rte_eth_link link;
+	int n, i;
+
+	if (rte_eth_link_get_nowait(port, &link) == 0)
+		printf("GVAPP: port %u link %s\n", port, link.link_status ? "up" : "down");
+	n = rte_eth_xstats_get_names(port, NULL, 0);
+	if (n <= 0)
+		return;
+	names = calloc((size_t)n, sizeof(*names));
+	vals = calloc((size_t)n, sizeof(*vals));
+	if (names && vals && rte_eth_xstats_get_names(port, names, (unsigned int)n) == n &&
+	    rte_eth_xstats_get(port, vals, (unsigned int)n) == n)
+		for (i = 0; i < n; i++)
+			if (vals[i].value)
+				printf("GVAPP: port %u %s %" PRIu64 "\n", port,
+				       names[vals[i].id].name, vals[i].value);
+	free(names);
+	free(vals);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode;
@@ -550,6 +635,9 @@ int main(int argc, char **argv)
 		printf("GVAPP: FAIL unknown mode %s\n", mode);
 		ret = 2;
 	}
+	if (ret == 1)
+		RTE_ETH_FOREACH_DEV(p)
+			dump_port(p);
 	fflush(stdout);
 	RTE_ETH_FOREACH_DEV(p)
 	{

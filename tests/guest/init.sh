@@ -2,7 +2,8 @@
 # shellcheck shell=dash
 # tests/guest/init.sh - /init of the guest initramfs (tests/guest/run.sh).
 # Runs as PID 1 under busybox sh. Reads its case from the kernel command
-# line (gv.bind= vfio|noiommu|uio, gv.steps= comma list, gv.devargs=),
+# line (gv.bind= vfio|noiommu|uio, gv.steps= comma list, gv.devargs=,
+# gv.mq= queue pairs of the mq step),
 # loads the I/O driver's modules, binds the two virtio-net NICs
 # (0000:00:10.0, 0000:00:11.0) to it through sysfs driver_override, runs the
 # steps and prints everything on the serial console, which is all the host
@@ -41,6 +42,8 @@ arg() { # name: value of gv.<name>= on the kernel command line
 BIND=$(arg bind)
 STEPS=$(arg steps | tr , ' ')
 DEVARGS=$(arg devargs | tr '+' ',')
+MQ=$(arg mq)
+[ -n "$MQ" ] || MQ=4
 NIC0=0000:00:10.0
 NIC1=0000:00:11.0
 echo 1 >/proc/sys/kernel/sysrq
@@ -99,8 +102,15 @@ echo 256 >/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
 say "hugepages: $(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)"
 
 PLUGIN=/plugin/librte_net_gvirtio.so
+# DRIVER: gvirtio (-d PLUGIN, the case's devargs) or dpdk (no -d: DPDK's
+# own net_virtio from EAL's plugin folder, no devargs), set per step.
+DRIVER=gvirtio
 eal() { # iova (pa|va|auto): EAL args for both NICs
-	e="-l 0,1 -n 1 --log-level=pmd.net.gvirtio:info -d $PLUGIN -a $NIC0$DEVARGS -a $NIC1$DEVARGS"
+	if [ "$DRIVER" = dpdk ]; then
+		e="-l 0,1 -n 1 -a $NIC0 -a $NIC1"
+	else
+		e="-l 0,1 -n 1 --log-level=pmd.net.gvirtio:info -d $PLUGIN -a $NIC0$DEVARGS -a $NIC1$DEVARGS"
+	fi
 	[ "$1" = auto ] || e="$e --iova-mode=$1"
 	echo "$e"
 }
@@ -108,8 +118,10 @@ eal() { # iova (pa|va|auto): EAL args for both NICs
 IOVA=$(arg iova)
 [ -n "$IOVA" ] || IOVA=pa
 
-step_ok() { echo "GV-STEP $1 PASS $2"; }
-step_fail() { echo "GV-STEP $1 FAIL $2"; FAILED=1; }
+# TAG: "@dpdk" in the markers of a step run with DPDK's net_virtio.
+TAG=
+step_ok() { echo "GV-STEP $1$TAG PASS $2"; }
+step_fail() { echo "GV-STEP $1$TAG FAIL $2"; FAILED=1; }
 wait_for() { # file pattern seconds pid: 0 when the pattern shows up
 	n=0
 	while ! grep -q "$2" "$1"; do
@@ -279,23 +291,39 @@ step_twoproc() { # iova
 	fi
 }
 
+# run_step NAME IOVA
+run_step() {
+	case "$1" in
+	testpmd) step_testpmd "$2" ;;
+	payload) step_app payload "$2" payload 2000 ;;
+	lsc) step_app lsc "$2" lsc ;;
+	rxintr) step_app rxintr "$2" rxintr ;;
+	mq) step_app mq "$2" mq "$MQ" 2000 ;;
+	refuse) step_refuse "$2" ;;
+	vdpa) step_vdpa "$2" ;;
+	twoproc) step_twoproc "$2" ;;
+	*) step_fail "$1" "unknown step" ;;
+	esac
+}
+
+# A step STEP[:IOVA][@dpdk]: "@dpdk" runs it with DPDK's net_virtio for
+# comparison; its output is prefixed "dpdk| " (the host's checks of which
+# driver probed what read only gvirtio's lines) except its GV-STEP marker.
 FAILED=0
 for s in $STEPS; do
+	DRIVER=gvirtio TAG=
+	case "$s" in *@dpdk) DRIVER=dpdk TAG=@dpdk s=${s%@dpdk} ;; esac
 	name=${s%%:*}
 	iova=$IOVA
 	[ "$name" = "$s" ] || iova=${s#*:}
-	say "step $name (iova $iova)"
-	case "$name" in
-	testpmd) step_testpmd "$iova" ;;
-	payload) step_app payload "$iova" payload 2000 ;;
-	lsc) step_app lsc "$iova" lsc ;;
-	rxintr) step_app rxintr "$iova" rxintr ;;
-	mq) step_app mq "$iova" mq 4 2000 ;;
-	refuse) step_refuse "$iova" ;;
-	vdpa) step_vdpa "$iova" ;;
-	twoproc) step_twoproc "$iova" ;;
-	*) step_fail "$name" "unknown step" ;;
-	esac
+	say "step $name$TAG (iova $iova)"
+	if [ "$DRIVER" = dpdk ]; then
+		run_step "$name" "$iova" >/tmp/step.out 2>&1
+		sed '/^GV-STEP /!s/^/dpdk| /' /tmp/step.out
+		grep -q "^GV-STEP $name$TAG PASS" /tmp/step.out || FAILED=1
+	else
+		run_step "$name" "$iova"
+	fi
 done
 [ $FAILED = 0 ] && end PASS
 end FAIL

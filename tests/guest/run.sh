@@ -4,13 +4,17 @@
 # PCI transport (net_gvirtio) on real virtio-net-pci devices: QEMU guests
 # (q35, TCG, -cpu max) booting Debian's own kernel and an initramfs made now
 # from the current build. Two NICs wired to each other (two hubports of one
-# hub), both bound to vfio-pci (or uio_pci_generic) through driver_override;
+# hub, or the pvp cases' host switch), both bound to vfio-pci (or uio_pci_generic) through driver_override;
 # dpdk-testpmd and tests/guest/gv_guest_app drive them with gvirtio (-d
 # plugin; DPDK's own net_virtio is in the guest's plugin folder too and must
 # lose). See docs/guest-tests.md.
 #
-#   core: modern packed legacy noiommu        (in scripts/test.sh)
+#   core: modern packed legacy noiommu pvp pvp-packed pvp-mq  (in scripts/test.sh)
 #   all:  core + mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio
+#         pvp-mrg-off
+# pvp*: the NICs on vhost-user, served by a host testpmd with two net_vhost
+# ports forwarding between them; each step once with gvirtio and once
+# with DPDK's net_virtio (@dpdk) in the same guest.
 #
 # Each case: one QEMU run with a hard timeout (killed), console markers
 # waited on with deadlines, "guest: PASS|FAIL <case> (<s> s)" and, on
@@ -23,8 +27,8 @@ set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 build=$REPO/build
-CORE=(modern packed legacy noiommu)
-ALL=("${CORE[@]}" mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio)
+CORE=(modern packed legacy noiommu pvp pvp-packed pvp-mq)
+ALL=("${CORE[@]}" mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio pvp-mrg-off)
 cases=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -55,6 +59,7 @@ chmod 755 "$work"
 qpid=
 cleanup() {
 	[ -z "$qpid" ] || kill -9 "$qpid" 2>/dev/null
+	[ -z "$hpid" ] || kill -9 "$hpid" 2>/dev/null
 	tap_wire_down
 	rm -rf "$work"
 }
@@ -76,6 +81,11 @@ LEGACY="disable-legacy=off,disable-modern=on"
 TRANS="disable-legacy=off,disable-modern=off"
 setup_case() { # name
 	nic=$MODERN bind=noiommu iova=pa steps=testpmd,payload devargs='' viommu=0 wire=hub checks=()
+	mq=4 vq=1
+	# PVP: the NICs on vhost-user, served by DPDK's net_vhost in a host
+	# testpmd that forwards between them (io); the same steps once with
+	# gvirtio and once with DPDK's net_virtio (@dpdk) in the same guest
+	local pvp_steps=testpmd,payload,testpmd@dpdk,payload@dpdk
 	case "$1" in
 	modern) steps=testpmd,payload,vdpa,twoproc checks=("+virtio-pci modern interface" "+(split ring)") ;;
 	packed)
@@ -124,6 +134,21 @@ setup_case() { # name
 		nic=$LEGACY bind=uio
 		checks=("+virtio-pci legacy interface" "+bound to uio_pci_generic")
 		;;
+	pvp) wire=vhost steps=$pvp_steps checks=("+(split ring)" "+MRG_RXBUF") ;;
+	pvp-packed)
+		nic="$MODERN,packed=on" devargs=+packed_vq=1 wire=vhost steps=$pvp_steps
+		checks=("+(packed ring)" "-(split ring)")
+		;;
+	pvp-mrg-off)
+		nic="$MODERN,mrg_rxbuf=off" wire=vhost steps=$pvp_steps
+		checks=("+(split ring)" "-MRG_RXBUF")
+		;;
+	pvp-mq)
+		# 2 queue pairs through QEMU's control queue (MQ_VQ_PAIRS_SET
+		# becomes SET_VRING_ENABLE for the back-end)
+		nic="$MODERN,mq=on,vectors=6" wire=vhost vq=2 mq=2 steps=mq,mq@dpdk
+		checks=("+MQ" "+rx per queue")
+		;;
 	*) return 1 ;;
 	esac
 }
@@ -152,6 +177,41 @@ tap_wire_up() {
 		ip link set "$BR" up && ip link set "$TAP0" up && ip link set "$TAP1" up
 }
 
+# The vhost wire: a host testpmd with two net_vhost ports (sockets
+# $run/vh0.sock, vh1.sock; $vq queues each) forwarding between them (io).
+# Its sockets must exist before QEMU connects. Memory: --no-huge (vhost
+# maps the guest's memfd memory; its own mbufs need no hugepages).
+hpid=
+vhost_up() { # run
+	local i
+	rm -f "$1/vh0.sock" "$1/vh1.sock"
+	dpdk-testpmd -l 0,1 --no-huge -m 1024 --no-pci --no-telemetry --file-prefix="gvpvp$$" \
+		--vdev "net_vhost0,iface=$1/vh0.sock,queues=$vq" --vdev "net_vhost1,iface=$1/vh1.sock,queues=$vq" \
+		-- --forward-mode=io --rxq="$vq" --txq="$vq" --nb-cores=1 --total-num-mbufs=16384 \
+		--stats-period 5 </dev/null >"$1/host.log" 2>&1 &
+	hpid=$!
+	for i in $(seq 1 300); do
+		[ -S "$1/vh0.sock" ] && [ -S "$1/vh1.sock" ] && return 0
+		kill -0 "$hpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	return 1
+}
+# vhost_down RUN: SIGINT (final statistics), SIGKILL after 10 s; sets
+# host_rx to the RX-packets of each port's final forward statistics.
+vhost_down() {
+	local i
+	[ -n "$hpid" ] || return 0
+	kill -INT "$hpid" 2>/dev/null
+	for i in $(seq 1 100); do kill -0 "$hpid" 2>/dev/null || break; sleep 0.1; done
+	kill -9 "$hpid" 2>/dev/null
+	wait "$hpid" 2>/dev/null
+	hpid=
+	rm -rf "/var/run/dpdk/gvpvp$$"
+	host_rx=$(awk '/Forward statistics for port/ { p = 1; next }
+		p && /RX-packets:/ { printf "%s ", $2; p = 0 }' "$1/host.log")
+}
+
 monitor() { # socket command: one HMP command through QEMU's monitor
 	python3 - "$1" "$2" <<'PY'
 import socket, sys, time
@@ -178,7 +238,7 @@ run_case() { # name -> sets why
 	why=()
 	setup_case "$name" || { why=("unknown case"); return 1; }
 	local append="console=ttyS0 panic=-1 quiet loglevel=3 mitigations=off tsc=reliable"
-	append="$append gv.bind=$bind gv.iova=$iova gv.steps=$steps"
+	append="$append gv.bind=$bind gv.iova=$iova gv.steps=$steps gv.mq=$mq"
 	[ -z "$devargs" ] || append="$append gv.devargs=$devargs"
 	local machine=q35 pre=()
 	if [ "$viommu" = 1 ]; then
@@ -186,6 +246,9 @@ run_case() { # name -> sets why
 		pre=(-device intel-iommu,intremap=on,caching-mode=on)
 		append="$append intel_iommu=on"
 	fi
+	# vhost-user needs the guest's memory shared with the back-end
+	[ "$wire" != vhost ] ||
+		pre+=(-object memory-backend-memfd,id=mem,size=2048M,share=on -numa node,memdev=mem)
 	local args=(-nodefaults -no-user-config -display none -no-reboot
 		-machine "$machine" -accel tcg -cpu max -smp 2 -m 2048 "${pre[@]}"
 		-kernel "$kdir/vmlinuz" -initrd "$work/initramfs.cpio" -append "$append"
@@ -197,6 +260,10 @@ run_case() { # name -> sets why
 		tap_wire_up || { why=("cannot set up the tap wire (bridge $BR)"); return 1; }
 		args+=(-netdev "tap,id=p0,ifname=$TAP0,script=no,downscript=no,queues=4,vhost=off"
 			-netdev "tap,id=p1,ifname=$TAP1,script=no,downscript=no,queues=4,vhost=off")
+	elif [ "$wire" = vhost ]; then
+		vhost_up "$run" || { why=("the host testpmd (net_vhost) did not create its sockets: $(tail -n3 "$run/host.log")"); vhost_down "$run"; return 1; }
+		args+=(-chardev "socket,id=c0,path=$run/vh0.sock" -netdev "vhost-user,id=p0,chardev=c0,queues=$vq"
+			-chardev "socket,id=c1,path=$run/vh1.sock" -netdev "vhost-user,id=p1,chardev=c1,queues=$vq")
 	else
 		args+=(-netdev hubport,id=p0,hubid=0 -netdev hubport,id=p1,hubid=0)
 	fi
@@ -228,6 +295,14 @@ run_case() { # name -> sets why
 	wait "$qpid" || qrc=$?
 	qpid=
 	[ "$wire" != tap ] || tap_wire_down
+	if [ "$wire" = vhost ]; then
+		vhost_down "$run"
+		set -- $host_rx
+		grep -q "Bye" "$run/host.log" || why+=("the host testpmd did not stop cleanly: $(tail -n3 "$run/host.log" | tr '\n' ' ')")
+		[ "${1:-0}" -ge 1000 ] && [ "${2:-0}" -ge 1000 ] ||
+			why+=("the host's net_vhost ports received too little (rx per port: ${host_rx:-none})")
+		cp "$run/host.log" "$logs/$name.host.log"
+	fi
 	# The guest's testpmd writes its prompt and command echoes unbuffered,
 	# its output block-buffered: a "testpmd> quit" can land inside a line
 	# of that output. Such a line's start is joined to the line after it.
@@ -246,15 +321,21 @@ run_case() { # name -> sets why
 	# refuses is not handed to net_virtio either)
 	n=$(grep -c 'Probe PCI driver: net_gvirtio (1af4:' "$log")
 	[ "$n" -ge 2 ] || why+=("net_gvirtio probed $n NICs, not 2 per DPDK run")
-	grep -q 'Probe PCI driver: net_virtio ' "$log" && why+=("DPDK's net_virtio probed a NIC")
+	grep -v '^dpdk| ' "$log" | grep -q 'Probe PCI driver: net_virtio ' && why+=("DPDK's net_virtio probed a NIC")
+	# the @dpdk steps: DPDK's net_virtio drove both NICs
+	if [[ ",$steps," == *@dpdk,* ]]; then
+		n=$(grep -c '^dpdk| .*Probe PCI driver: net_virtio (1af4:' "$log")
+		[ "$n" -ge 2 ] || why+=("DPDK's net_virtio probed $n NICs in the @dpdk steps, not 2 per run")
+		grep -q '^dpdk| .*Probe PCI driver: net_gvirtio' "$log" && why+=("gvirtio probed a NIC in an @dpdk step")
+	fi
 	if [[ ",$steps," == *,testpmd[,:]* ]]; then
 		n=$(grep -c '^Driver name: *net_gvirtio$' "$log")
 		[ "$n" = 2 ] || why+=("testpmd shows $n ports with driver net_gvirtio, not 2")
 	fi
 	if [[ ",$steps," == *,testpmd* ]]; then
 		# testpmd's final forward statistics: both ports moved traffic
-		mapfile -t c < <(awk '/Forward statistics for port/ { p = 1; next }
-			p && /RX-packets:/ { print $2 } p && /TX-packets:/ { print $2; p = 0 }' "$log" |
+		mapfile -t c < <(grep -v '^dpdk| ' "$log" | awk '/Forward statistics for port/ { p = 1; next }
+			p && /RX-packets:/ { print $2 } p && /TX-packets:/ { print $2; p = 0 }' |
 			grep -E '^[0-9]+$')
 		if [ ${#c[@]} -lt 4 ] || [ "${c[0]}" -lt 1000 ] || [ "${c[1]}" -lt 1000 ] ||
 			[ "${c[2]}" -lt 1000 ] || [ "${c[3]}" -lt 1000 ]; then
