@@ -309,6 +309,8 @@ run_step() {
 # A step STEP[:IOVA][@dpdk]: "@dpdk" runs it with DPDK's net_virtio for
 # comparison; its output is prefixed "dpdk| " (the host's checks of which
 # driver probed what read only gvirtio's lines) except its GV-STEP marker.
+# run_step runs in this shell (a redirected function call), so step_fail's
+# FAILED=1 holds either way.
 FAILED=0
 for s in $STEPS; do
 	DRIVER=gvirtio TAG=
@@ -320,7 +322,6 @@ for s in $STEPS; do
 	if [ "$DRIVER" = dpdk ]; then
 		run_step "$name" "$iova" >/tmp/step.out 2>&1
 		sed '/^GV-STEP /!s/^/dpdk| /' /tmp/step.out
-		grep -q "^GV-STEP $name$TAG PASS" /tmp/step.out || FAILED=1
 	else
 		run_step "$name" "$iova"
 	fi

@@ -197,8 +197,14 @@ vhost_up() { # run
 	done
 	return 1
 }
-# vhost_down RUN: SIGINT (final statistics), SIGKILL after 10 s; sets
-# host_rx to the RX-packets of each port's final forward statistics.
+# fwd_stats: testpmd's output on stdin -> RX-packets and TX-packets of
+# each port's final forward statistics, one number a line (RX0 TX0 RX1 ...).
+fwd_stats() {
+	awk '/Forward statistics for port/ { p = 1; next }
+		p && /RX-packets:/ { print $2 } p && /TX-packets:/ { print $2; p = 0 }' |
+		grep -E '^[0-9]+$'
+}
+# vhost_down RUN: SIGINT (final statistics), SIGKILL after 10 s.
 vhost_down() {
 	local i
 	[ -n "$hpid" ] || return 0
@@ -208,8 +214,6 @@ vhost_down() {
 	wait "$hpid" 2>/dev/null
 	hpid=
 	rm -rf "/var/run/dpdk/gvpvp$$"
-	host_rx=$(awk '/Forward statistics for port/ { p = 1; next }
-		p && /RX-packets:/ { printf "%s ", $2; p = 0 }' "$1/host.log")
 }
 
 monitor() { # socket command: one HMP command through QEMU's monitor
@@ -297,10 +301,10 @@ run_case() { # name -> sets why
 	[ "$wire" != tap ] || tap_wire_down
 	if [ "$wire" = vhost ]; then
 		vhost_down "$run"
-		set -- $host_rx
+		mapfile -t c < <(fwd_stats <"$run/host.log")
 		grep -q "Bye" "$run/host.log" || why+=("the host testpmd did not stop cleanly: $(tail -n3 "$run/host.log" | tr '\n' ' ')")
-		[ "${1:-0}" -ge 1000 ] && [ "${2:-0}" -ge 1000 ] ||
-			why+=("the host's net_vhost ports received too little (rx per port: ${host_rx:-none})")
+		[ ${#c[@]} -ge 4 ] && [ "${c[0]}" -ge 1000 ] && [ "${c[2]}" -ge 1000 ] ||
+			why+=("the host's net_vhost ports received too little (rx/tx per port: ${c[*]:-none})")
 		cp "$run/host.log" "$logs/$name.host.log"
 	fi
 	# The guest's testpmd writes its prompt and command echoes unbuffered,
@@ -334,9 +338,7 @@ run_case() { # name -> sets why
 	fi
 	if [[ ",$steps," == *,testpmd* ]]; then
 		# testpmd's final forward statistics: both ports moved traffic
-		mapfile -t c < <(grep -v '^dpdk| ' "$log" | awk '/Forward statistics for port/ { p = 1; next }
-			p && /RX-packets:/ { print $2 } p && /TX-packets:/ { print $2; p = 0 }' |
-			grep -E '^[0-9]+$')
+		mapfile -t c < <(grep -v '^dpdk| ' "$log" | fwd_stats)
 		if [ ${#c[@]} -lt 4 ] || [ "${c[0]}" -lt 1000 ] || [ "${c[1]}" -lt 1000 ] ||
 			[ "${c[2]}" -lt 1000 ] || [ "${c[3]}" -lt 1000 ]; then
 			why+=("testpmd forward statistics too low (rx/tx per port: ${c[*]:-none})")
