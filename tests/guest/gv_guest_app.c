@@ -16,6 +16,11 @@
  *   mq Q        Q queue pairs per port (RSS when offered): frames of many
  *               UDP flows sent over all of port 0's TX queues must arrive
  *               intact on port 1; prints how they spread over RX queues
+ *   fwd S       forwards port 0 <-> port 1 (the peer is the host's
+ *               gv_mig_peer, the guest is live-migrated meanwhile) until a
+ *               STOP frame arrives (at most S s); then RX and TX counters
+ *               must match what it forwarded, and every mbuf must be back
+ *               in the pool once the ports are closed
  *
  * Every wait has a deadline. Result lines: "GVAPP: PASS <mode> ..." or
  * "GVAPP: FAIL <mode>: <reason>"; exit status 0 only on PASS. Also prints
@@ -566,6 +571,115 @@ static int do_rxintr(void)
 	return 0;
 }
 
+/*
+ * fwd: the frames of tests/guest/gv_mig_peer.c (ethertype 0x88b5, magic,
+ * stream, kind, seq) go across; a STOP frame ends the run. Idle polls
+ * sleep 50 us so that the vCPU can halt (TCG: a host CPU is freed for the
+ * migration). TX counts beyond what was forwarded are the RARPs the driver
+ * sent after a migration (GUEST_ANNOUNCE); printed for the host to match.
+ */
+#define MIG_ETH_TEST 0x88b5
+#define MIG_MAGIC 0x47564d47u
+
+static bool is_stop(struct rte_mbuf *m)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t magic;
+
+	if (m->data_len < RTE_ETHER_HDR_LEN + 6 || p[12] != (MIG_ETH_TEST >> 8) ||
+	    p[13] != (MIG_ETH_TEST & 0xff))
+		return false;
+	memcpy(&magic, p + RTE_ETHER_HDR_LEN, 4);
+	return magic == MIG_MAGIC && p[RTE_ETHER_HDR_LEN + 5] == 1;
+}
+
+static int do_fwd(unsigned int max_s)
+{
+	struct rte_mbuf *m[32];
+	uint64_t rx[2] = {0}, tx[2] = {0}, drop[2] = {0}, deadline;
+	struct rte_eth_stats es[2];
+	uint16_t p, n, k, j, sent;
+	bool stop = false;
+	unsigned int avail;
+
+	for (p = 0; p < 2; p++)
+		if (port_setup(p, true, false))
+			FAIL("fwd", "port %u setup failed", p);
+	for (p = 0; p < 2; p++)
+		if (wait_link(p, 1, 20000))
+			FAIL("fwd", "port %u: no link within 20 s", p);
+	printf("GVAPP-WAIT migrate\n");
+	fflush(stdout);
+	deadline = now_ms() + (uint64_t)max_s * 1000;
+	while (!stop) {
+		bool idle = true;
+
+		for (p = 0; p < 2; p++) {
+			n = rte_eth_rx_burst(p, 0, m, 32);
+			if (n == 0)
+				continue;
+			idle = false;
+			rx[p] += n;
+			for (k = j = 0; k < n; k++) {
+				if (is_stop(m[k])) {
+					stop = true;
+					rte_pktmbuf_free(m[k]);
+					drop[p]++;
+				} else {
+					m[j++] = m[k];
+				}
+			}
+			sent = rte_eth_tx_burst(!p, 0, m, j);
+			tx[p] += sent;
+			drop[p] += j - sent;
+			if (sent < j)
+				rte_pktmbuf_free_bulk(m + sent, j - sent);
+		}
+		if (idle) {
+			if (now_ms() > deadline)
+				FAIL("fwd", "no STOP frame within %u s (forwarded %" PRIu64
+					    " and %" PRIu64 ")", max_s, tx[0], tx[1]);
+			rte_delay_us_sleep(50);
+		}
+	}
+	/* what the peer still sends (more STOP frames) is counted, not forwarded */
+	deadline = now_ms() + 200;
+	while (now_ms() < deadline)
+		for (p = 0; p < 2; p++) {
+			n = rte_eth_rx_burst(p, 0, m, 32);
+			rx[p] += n;
+			drop[p] += n;
+			rte_pktmbuf_free_bulk(m, n);
+		}
+	for (p = 0; p < 2; p++) {
+		if (rte_eth_stats_get(p, &es[p]))
+			FAIL("fwd", "port %u: no stats", p);
+		printf("GVAPP: fwd port %u: rx %" PRIu64 " (stats %" PRIu64 "), forwarded %" PRIu64
+		       ", dropped %" PRIu64 ", tx stats %" PRIu64 "\n",
+		       p, rx[p], es[p].ipackets, tx[p], drop[p], es[p].opackets);
+	}
+	for (p = 0; p < 2; p++) {
+		if (es[p].ipackets != rx[p])
+			FAIL("fwd", "port %u: ipackets %" PRIu64 ", the app received %" PRIu64, p,
+			     es[p].ipackets, rx[p]);
+		if (es[!p].opackets < tx[p] || es[!p].opackets - tx[p] > 64)
+			FAIL("fwd", "port %u: opackets %" PRIu64 ", the app sent %" PRIu64 " on it",
+			     !p, es[!p].opackets, tx[p]);
+	}
+	for (p = 0; p < 2; p++) {
+		rte_eth_dev_stop(p);
+		rte_eth_dev_close(p);
+	}
+	avail = rte_mempool_avail_count(pool);
+	if (avail != pool->size)
+		FAIL("fwd", "%u of %u mbufs back in the pool after close", avail, pool->size);
+	printf("GVAPP: PASS fwd forwarded %" PRIu64 " + %" PRIu64
+	       " frames, counters exact, announce frames %" PRIu64 " %" PRIu64
+	       ", all %u mbufs back after close\n",
+	       tx[0], tx[1], es[0].opackets - tx[1], es[1].opackets - tx[0], avail);
+	return 0;
+}
+
 /* After a failure: the port's link and its non-zero xstats. */
 static void dump_port(uint16_t port)
 {
@@ -605,7 +719,7 @@ int main(int argc, char **argv)
 	argc -= n;
 	argv += n;
 	if (argc < 2) {
-		printf("GVAPP: FAIL usage: ... -- payload N | lsc | rxintr | mq Q\n");
+		printf("GVAPP: FAIL usage: ... -- payload N | lsc | rxintr | mq Q | fwd S\n");
 		return 2;
 	}
 	mode = argv[1];
@@ -631,6 +745,8 @@ int main(int argc, char **argv)
 		if (nq < 1 || nq > MAX_Q)
 			nq = 2;
 		ret = do_payload(argc > 3 ? (uint32_t)atoi(argv[3]) : 1000);
+	} else if (!strcmp(mode, "fwd")) {
+		ret = do_fwd(argc > 2 ? (unsigned int)atoi(argv[2]) : 600);
 	} else {
 		printf("GVAPP: FAIL unknown mode %s\n", mode);
 		ret = 2;

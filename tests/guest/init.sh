@@ -195,7 +195,7 @@ step_app() { # name iova args...
 	name=$1 iova=$2
 	shift 2
 	# shellcheck disable=SC2046
-	timeout -s KILL 300 gv_guest_app $(eal "$iova") -- "$@" 2>&1 | tee /tmp/app.out
+	timeout -s KILL "${APP_LIMIT:-300}" gv_guest_app $(eal "$iova") -- "$@" 2>&1 | tee /tmp/app.out
 	if grep -q "^GVAPP: PASS" /tmp/app.out; then
 		step_ok "$name" "$(grep '^GVAPP: PASS' /tmp/app.out | head -n1 | cut -d' ' -f4-)"
 	else
@@ -299,6 +299,7 @@ run_step() {
 	lsc) step_app lsc "$2" lsc ;;
 	rxintr) step_app rxintr "$2" rxintr ;;
 	mq) step_app mq "$2" mq "$MQ" 2000 ;;
+	fwd) APP_LIMIT=660 step_app fwd "$2" fwd 600 ;;
 	refuse) step_refuse "$2" ;;
 	vdpa) step_vdpa "$2" ;;
 	twoproc) step_twoproc "$2" ;;
@@ -308,9 +309,11 @@ run_step() {
 
 # A step STEP[:IOVA][@dpdk]: "@dpdk" runs it with DPDK's net_virtio for
 # comparison; its output is prefixed "dpdk| " (the host's checks of which
-# driver probed what read only gvirtio's lines) except its GV-STEP marker.
-# run_step runs in this shell (a redirected function call), so step_fail's
-# FAILED=1 holds either way.
+# driver probed what read only gvirtio's lines) except its GV-STEP and
+# GVAPP-WAIT markers. The fwd step's output must come as it is written
+# (the host answers its GVAPP-WAIT): a pipeline, a subshell, so its
+# failure is read back from its marker; other steps run in this shell
+# (a redirected function call), where step_fail's FAILED=1 holds.
 FAILED=0
 for s in $STEPS; do
 	DRIVER=gvirtio TAG=
@@ -320,8 +323,15 @@ for s in $STEPS; do
 	[ "$name" = "$s" ] || iova=${s#*:}
 	say "step $name$TAG (iova $iova)"
 	if [ "$DRIVER" = dpdk ]; then
-		run_step "$name" "$iova" >/tmp/step.out 2>&1
-		sed '/^GV-STEP /!s/^/dpdk| /' /tmp/step.out
+		if [ "$name" = fwd ]; then
+			run_step "$name" "$iova" 2>&1 |
+				awk '!/^(GV-STEP|GVAPP-WAIT) / { $0 = "dpdk| " $0 } { print; fflush() }' |
+				tee /tmp/step.out
+			grep -q '^GV-STEP .* FAIL' /tmp/step.out && FAILED=1
+		else
+			run_step "$name" "$iova" >/tmp/step.out 2>&1
+			sed '/^GV-STEP /!s/^/dpdk| /' /tmp/step.out
+		fi
 	else
 		run_step "$name" "$iova"
 	fi

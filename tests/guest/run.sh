@@ -11,10 +11,12 @@
 #
 #   core: modern packed legacy noiommu pvp pvp-packed pvp-mq  (in scripts/test.sh)
 #   all:  core + mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio
-#         pvp-mrg-off
+#         pvp-mrg-off mig mig-packed
 # pvp*: the NICs on vhost-user, served by a host testpmd with two net_vhost
 # ports forwarding between them; each step once with gvirtio and once
 # with DPDK's net_virtio (@dpdk) in the same guest.
+# mig*: live migration under traffic between two QEMUs, the NICs on
+# vhost-user served by tests/guest/gv_mig_peer (tests/guest/mig.sh).
 #
 # Each case: one QEMU run with a hard timeout (killed), console markers
 # waited on with deadlines, "guest: PASS|FAIL <case> (<s> s)" and, on
@@ -28,7 +30,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 build=$REPO/build
 CORE=(modern packed legacy noiommu pvp pvp-packed pvp-mq)
-ALL=("${CORE[@]}" mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio pvp-mrg-off)
+ALL=("${CORE[@]}" mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio pvp-mrg-off
+	mig mig-packed)
 cases=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -57,8 +60,11 @@ kdir=$(bash "$HERE/kernel.sh") || die "cannot prepare the guest kernel"
 work=$(mktemp -d /var/tmp/gvirtio-guest.XXXXXX)
 chmod 755 "$work"
 qpid=
+qpids=()
 cleanup() {
 	[ -z "$qpid" ] || kill -9 "$qpid" 2>/dev/null
+	[ ${#qpids[@]} = 0 ] || kill -9 "${qpids[@]}" 2>/dev/null
+	peer_down
 	[ -z "$hpid" ] || kill -9 "$hpid" 2>/dev/null
 	tap_wire_down
 	rm -rf "$work"
@@ -69,6 +75,10 @@ trap 'exit 130' INT TERM
 gcc -O2 -std=gnu11 -Wall -Werror $(pkg-config --cflags libdpdk) "$HERE/gv_guest_app.c" \
 	-o "$work/gv_guest_app" $(pkg-config --libs libdpdk) >"$work/app.log" 2>&1 ||
 	die "cannot build gv_guest_app: $(head -n5 "$work/app.log")"
+# shellcheck disable=SC2046
+gcc -O2 -std=gnu11 -Wall -Werror $(pkg-config --cflags libdpdk) "$HERE/gv_mig_peer.c" \
+	-o "$work/gv_mig_peer" $(pkg-config --libs libdpdk) >"$work/peer-build.log" 2>&1 ||
+	die "cannot build gv_mig_peer: $(head -n5 "$work/peer-build.log")"
 bash "$HERE/initramfs.sh" "$kdir" "$plugin" "$work/gv_guest_app" "$work/initramfs.cpio" ||
 	die "cannot build the initramfs"
 echo "guest: kernel $(cat "$kdir/KVER"), initramfs $(($(stat -c %s "$work/initramfs.cpio") / 1048576)) MB, ready in $(($(date +%s) - t_prep)) s"
@@ -143,6 +153,14 @@ setup_case() { # name
 		nic="$MODERN,mrg_rxbuf=off" wire=vhost steps=$pvp_steps
 		checks=("+(split ring)" "-MRG_RXBUF")
 		;;
+	mig)
+		# live migration under traffic, back and forth (tests/guest/mig.sh)
+		wire=mig steps=fwd,fwd@dpdk checks=("+(split ring)")
+		;;
+	mig-packed)
+		nic="$MODERN,packed=on" devargs=+packed_vq=1 wire=mig steps=fwd,fwd@dpdk
+		checks=("+(packed ring)" "-(split ring)")
+		;;
 	pvp-mq)
 		# 2 queue pairs through QEMU's control queue (MQ_VQ_PAIRS_SET
 		# becomes SET_VRING_ENABLE for the back-end)
@@ -216,6 +234,9 @@ vhost_down() {
 	rm -rf "/var/run/dpdk/gvpvp$$"
 }
 
+# shellcheck source=tests/guest/mig.sh
+. "$HERE/mig.sh"
+
 monitor() { # socket command: one HMP command through QEMU's monitor
 	python3 - "$1" "$2" <<'PY'
 import socket, sys, time
@@ -235,9 +256,36 @@ print(out.replace("(qemu)", "").strip())
 PY
 }
 
+# qemu_start I PAIR [incoming]: QEMU instance I of the case (console
+# $run/con$I.log, monitor $run/mon$I.sock), its NICs on socket pair PAIR
+# (vh0/vh1 or vh2/vh3) for the vhost and mig wires; "incoming": waits for a
+# migration on $run/mig$I.sock. Its pid in qpids[I] and qpid.
+qemu_start() {
+	local i=$1 pair=$2 net=() inc=()
+	case "$wire" in
+	tap)
+		net=(-netdev "tap,id=p0,ifname=$TAP0,script=no,downscript=no,queues=4,vhost=off"
+			-netdev "tap,id=p1,ifname=$TAP1,script=no,downscript=no,queues=4,vhost=off") ;;
+	vhost | mig)
+		net=(-chardev "socket,id=c0,path=$run/vh$((2 * pair)).sock" -netdev "vhost-user,id=p0,chardev=c0,queues=$vq"
+			-chardev "socket,id=c1,path=$run/vh$((2 * pair + 1)).sock" -netdev "vhost-user,id=p1,chardev=c1,queues=$vq") ;;
+	*) net=(-netdev hubport,id=p0,hubid=0 -netdev hubport,id=p1,hubid=0) ;;
+	esac
+	[ "${3:-}" != incoming ] || inc=(-incoming "unix:$run/mig$i.sock")
+	: >"$run/con$i.log"
+	echo "# qemu-system-x86_64 ${qargs[*]} ${net[*]} ${inc[*]}" >>"$run/cmd"
+	timeout -s KILL "$limit" qemu-system-x86_64 "${qargs[@]}" "${net[@]}" "${inc[@]}" \
+		-chardev "file,id=con,path=$run/con$i.log" -serial chardev:con \
+		-monitor "unix:$run/mon$i.sock,server=on,wait=off" </dev/null >"$run/qemu$i.out" 2>&1 &
+	qpids[i]=$!
+	qpid=$!
+}
+
 run_case() { # name -> sets why
 	local name=$1
-	local run=$work/$name log=$logs/$name.log limit=900 t0 qrc c pat n
+	local run=$work/$name log=$logs/$name.log limit=900 t0 qrc c pat n con inst=0 cur_pair=0 win=-1
+	qpids=()
+	rm -rf "$run"
 	mkdir -p "$run"
 	why=()
 	setup_case "$name" || { why=("unknown case"); return 1; }
@@ -251,54 +299,60 @@ run_case() { # name -> sets why
 		append="$append intel_iommu=on"
 	fi
 	# vhost-user needs the guest's memory shared with the back-end
-	[ "$wire" != vhost ] ||
+	[ "$wire" != vhost ] && [ "$wire" != mig ] ||
 		pre+=(-object memory-backend-memfd,id=mem,size=2048M,share=on -numa node,memdev=mem)
-	local args=(-nodefaults -no-user-config -display none -no-reboot
+	qargs=(-nodefaults -no-user-config -display none -no-reboot
 		-machine "$machine" -accel tcg -cpu max -smp 2 -m 2048 "${pre[@]}"
 		-kernel "$kdir/vmlinuz" -initrd "$work/initramfs.cpio" -append "$append"
-		-chardev "file,id=con,path=$log" -serial chardev:con
-		-monitor "unix:$run/mon.sock,server=on,wait=off"
 		-device "virtio-net-pci,id=nic0,netdev=p0,mac=52:54:00:00:00:10,addr=0x10,$nic"
 		-device "virtio-net-pci,id=nic1,netdev=p1,mac=52:54:00:00:00:11,addr=0x11,$nic")
 	if [ "$wire" = tap ]; then
 		tap_wire_up || { why=("cannot set up the tap wire (bridge $BR)"); return 1; }
-		args+=(-netdev "tap,id=p0,ifname=$TAP0,script=no,downscript=no,queues=4,vhost=off"
-			-netdev "tap,id=p1,ifname=$TAP1,script=no,downscript=no,queues=4,vhost=off")
 	elif [ "$wire" = vhost ]; then
 		vhost_up "$run" || { why=("the host testpmd (net_vhost) did not create its sockets: $(tail -n3 "$run/host.log")"); vhost_down "$run"; return 1; }
-		args+=(-chardev "socket,id=c0,path=$run/vh0.sock" -netdev "vhost-user,id=p0,chardev=c0,queues=$vq"
-			-chardev "socket,id=c1,path=$run/vh1.sock" -netdev "vhost-user,id=p1,chardev=c1,queues=$vq")
-	else
-		args+=(-netdev hubport,id=p0,hubid=0 -netdev hubport,id=p1,hubid=0)
+	elif [ "$wire" = mig ]; then
+		: >"$logs/$name.migration.md"
+		printf '| window | driver | migration | QEMU total time ms | QEMU downtime ms | traffic gap ms (each way) | frames lost (each way) | RARPs (NIC0 / NIC1) |\n|---|---|---|---|---|---|---|---|\n' >"$logs/$name.migration.md"
+		peer_up || { why=("the migration peer did not start: $(grep -v VHOST_CONFIG "$run/peer.log" | tail -n3)"); peer_down; return 1; }
 	fi
-	: >"$log"
-	echo "# qemu-system-x86_64 ${args[*]}" >"$run/cmd"
-	timeout -s KILL "$limit" qemu-system-x86_64 "${args[@]}" </dev/null >"$run/qemu.out" 2>&1 &
-	qpid=$!
-	# Answer the guest's requests (link flaps) until it is done.
-	local down=0 up=0
+	: >"$run/cmd"
+	qemu_start 0 0
+	con=$run/con0.log
+	# Answer the guest's requests (link flaps, migrations) until it is done.
+	local down=0 up=0 migs=0 nmig=0 drivers
+	read -ra drivers <<<"$(echo "$steps" | tr , '\n' | sed -n 's/^fwd@dpdk$/dpdk/p;s/^fwd$/gvirtio/p' | tr '\n' ' ')"
 	while kill -0 "$qpid" 2>/dev/null; do
-		grep -q '^GV-RESULT' "$log" && break
-		if [ $down = 0 ] && grep -q '^GVAPP-WAIT link-down' "$log"; then
-			monitor "$run/mon.sock" "set_link nic0 off" >>"$run/monitor.log" 2>&1 ||
+		grep -q '^GV-RESULT' "$con" && break
+		if [ $down = 0 ] && grep -q '^GVAPP-WAIT link-down' "$con"; then
+			monitor "$run/mon$inst.sock" "set_link nic0 off" >>"$run/monitor.log" 2>&1 ||
 				why+=("monitor: set_link off failed")
 			down=1
 		fi
-		if [ $up = 0 ] && grep -q '^GVAPP-WAIT link-up' "$log"; then
-			monitor "$run/mon.sock" "set_link nic0 on" >>"$run/monitor.log" 2>&1 ||
+		if [ $up = 0 ] && grep -q '^GVAPP-WAIT link-up' "$con"; then
+			monitor "$run/mon$inst.sock" "set_link nic0 on" >>"$run/monitor.log" 2>&1 ||
 				why+=("monitor: set_link on failed")
 			up=1
+		fi
+		if [ "$wire" = mig ] && [ "$(grep -c '^GVAPP-WAIT migrate' "$con")" -gt "$migs" ]; then
+			nmig=$((nmig + 1))
+			mig_rounds "${drivers[$((nmig - 1))]:-step$nmig}" || break
+			# the guest's console is now the destination's
+			migs=$(grep -c '^GVAPP-WAIT migrate' "$con")
 		fi
 		sleep 0.5
 	done
 	# after GV-RESULT the guest reboots, which ends QEMU (-no-reboot)
 	local end=$((SECONDS + 60))
 	while kill -0 "$qpid" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.2; done
-	kill -9 "$qpid" 2>/dev/null
+	kill -9 "${qpids[@]}" 2>/dev/null
 	qrc=0
 	wait "$qpid" || qrc=$?
+	for c in "${qpids[@]}"; do wait "$c" 2>/dev/null; done
 	qpid=
+	cat "$run"/con{0..9}.log >"$log" 2>/dev/null
+	cat "$run"/qemu*.out >"$run/qemu.out" 2>/dev/null
 	[ "$wire" != tap ] || tap_wire_down
+	[ "$wire" != mig ] || peer_down
 	if [ "$wire" = vhost ]; then
 		vhost_down "$run"
 		mapfile -t c < <(fwd_stats <"$run/host.log")
@@ -344,6 +398,7 @@ run_case() { # name -> sets why
 			why+=("testpmd forward statistics too low (rx/tx per port: ${c[*]:-none})")
 		fi
 	fi
+	[ "$wire" != mig ] || mig_checks
 	for c in "${checks[@]}"; do
 		pat=${c:1}
 		if [ "${c:0:1}" = + ]; then
