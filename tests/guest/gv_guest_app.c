@@ -44,6 +44,8 @@
 #include <rte_mbuf.h>
 #include <rte_udp.h>
 
+#include "gv_mig_frame.h"
+
 #define NB_DESC 256
 #define MAX_Q 8
 
@@ -572,25 +574,20 @@ static int do_rxintr(void)
 }
 
 /*
- * fwd: the frames of tests/guest/gv_mig_peer.c (ethertype 0x88b5, magic,
- * stream, kind, seq) go across; a STOP frame ends the run. Idle polls
- * sleep 50 us so that the vCPU can halt (TCG: a host CPU is freed for the
- * migration). TX counts beyond what was forwarded are the RARPs the driver
- * sent after a migration (GUEST_ANNOUNCE); printed for the host to match.
+ * fwd: the frames of tests/guest/gv_mig_peer.c (gv_mig_frame.h) go
+ * across; a STOP frame ends the run. Idle polls sleep 50 us so that the
+ * vCPU can halt (TCG: a host CPU is freed for the migration). TX counts
+ * beyond what was forwarded are the RARPs the driver sent after a
+ * migration (GUEST_ANNOUNCE); printed for the host to match.
  */
-#define MIG_ETH_TEST 0x88b5
-#define MIG_MAGIC 0x47564d47u
-
 static bool is_stop(struct rte_mbuf *m)
 {
-	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint32_t magic;
+	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct gv_mig_hdr *h = (const struct gv_mig_hdr *)(eh + 1);
 
-	if (m->data_len < RTE_ETHER_HDR_LEN + 6 || p[12] != (MIG_ETH_TEST >> 8) ||
-	    p[13] != (MIG_ETH_TEST & 0xff))
-		return false;
-	memcpy(&magic, p + RTE_ETHER_HDR_LEN, 4);
-	return magic == MIG_MAGIC && p[RTE_ETHER_HDR_LEN + 5] == 1;
+	return m->data_len >= sizeof(*eh) + sizeof(*h) &&
+	       eh->ether_type == rte_cpu_to_be_16(GV_MIG_ETHERTYPE) && h->magic == GV_MIG_MAGIC &&
+	       h->kind == GV_MIG_STOP;
 }
 
 static int do_fwd(unsigned int max_s)
@@ -598,6 +595,7 @@ static int do_fwd(unsigned int max_s)
 	struct rte_mbuf *m[32];
 	uint64_t rx[2] = {0}, tx[2] = {0}, drop[2] = {0}, deadline;
 	struct rte_eth_stats es[2];
+	struct rte_eth_dev_info info;
 	uint16_t p, n, k, j, sent;
 	bool stop = false;
 	unsigned int avail;
@@ -608,7 +606,10 @@ static int do_fwd(unsigned int max_s)
 	for (p = 0; p < 2; p++)
 		if (wait_link(p, 1, 20000))
 			FAIL("fwd", "port %u: no link within 20 s", p);
-	printf("GVAPP-WAIT migrate\n");
+	if (rte_eth_dev_info_get(0, &info))
+		FAIL("fwd", "port 0: no info");
+	/* the host labels its figures with the driver */
+	printf("GVAPP-WAIT migrate %s\n", info.driver_name);
 	fflush(stdout);
 	deadline = now_ms() + (uint64_t)max_s * 1000;
 	while (!stop) {

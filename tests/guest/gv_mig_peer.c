@@ -25,12 +25,13 @@
  *               ends on them) for 1 s; print "GVPEER stopped ..."
  *   quit        exit
  * Output: "GVPEER ready", "GVPEER link P up|down", "GVPEER rarp MAC port P",
- *   "GVPEER window K s0 sent N lost L gap G ms resumed R s1 ... rarp M0 M1
- *   bad B dup D" (lost: frames of the window never received; gap: the
- *   longest time without an arrival of that stream, in ms; resumed: the
- *   port its frames came back on after the window, or -1; rarp: RARPs
- *   seen from each of the two guest MACs during the window; bad: test
- *   frames whose bytes are not the ones sent; dup: frames seen twice),
+ *   "GVPEER window K s0_sent=N s0_lost=L s0_gap_ms=G s0_resumed=R s1_...
+ *   rarp0=M0 rarp1=M1 bad=B dup=D" (lost: frames of the window never
+ *   received; gap: the longest time without an arrival of that stream;
+ *   resumed: the port its frames came back on after the window, or -1;
+ *   rarp: RARPs seen from each of the two guest MACs during the window;
+ *   bad: test frames whose bytes were not the ones sent, dup: frames seen
+ *   twice, both since the start),
  *   "GVPEER stopped rarp M0 M1" (RARPs since the previous stop).
  */
 #include <errno.h>
@@ -50,21 +51,11 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
+#include "gv_mig_frame.h"
+
 #define NB_PORTS 4
-#define ETH_TEST 0x88b5 /* IEEE local experimental */
-#define MAGIC 0x47564d47u /* "GVMG" */
-#define KIND_DATA 0
-#define KIND_STOP 1
 #define TICK_US 500
 #define BITS (1u << 24) /* per stream: frames a window can hold */
-
-struct test_hdr {
-	uint32_t magic;
-	uint8_t stream;
-	uint8_t kind;
-	uint16_t pad;
-	uint32_t seq;
-} __attribute__((packed));
 
 static const struct rte_ether_addr guest_mac[2] = {
 	{{0x52, 0x54, 0x00, 0x00, 0x00, 0x10}},
@@ -88,7 +79,7 @@ static int win = -1;       /* open window, or -1 */
 static bool closing;       /* end K received, waiting for traffic */
 static uint64_t close_deadline;
 static unsigned int win_rarp[2], step_rarp[2];
-static uint64_t bad, twice; /* frames with wrong bytes; received twice */
+static uint64_t bad, twice; /* since the start: frames with wrong bytes; seen twice */
 static uint32_t rate;
 
 static uint64_t now_us(void)
@@ -99,7 +90,7 @@ static uint64_t now_us(void)
 /* The rest of a 60-byte frame: a pattern of its seq, checked on return
  * (a frame whose guest buffer was not carried over by the migration, or
  * went stale, comes back with another frame's bytes). */
-#define FILL_LEN (60 - RTE_ETHER_HDR_LEN - (int)sizeof(struct test_hdr))
+#define FILL_LEN (60 - RTE_ETHER_HDR_LEN - (int)sizeof(struct gv_mig_hdr))
 static void fill(uint8_t *p, uint32_t seq)
 {
 	int i;
@@ -120,7 +111,7 @@ static struct rte_mbuf *make(uint8_t stream, uint8_t kind, uint32_t seq)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 	struct rte_ether_hdr *eh;
-	struct test_hdr *h;
+	struct gv_mig_hdr *h;
 
 	if (m == NULL)
 		return NULL;
@@ -133,9 +124,9 @@ static struct rte_mbuf *make(uint8_t stream, uint8_t kind, uint32_t seq)
 	rte_ether_addr_copy(&guest_mac[stream], &eh->dst_addr);
 	eh->src_addr.addr_bytes[0] = 0x02;
 	eh->src_addr.addr_bytes[5] = stream;
-	eh->ether_type = rte_cpu_to_be_16(ETH_TEST);
-	h = (struct test_hdr *)(eh + 1);
-	h->magic = MAGIC;
+	eh->ether_type = rte_cpu_to_be_16(GV_MIG_ETHERTYPE);
+	h = (struct gv_mig_hdr *)(eh + 1);
+	h->magic = GV_MIG_MAGIC;
 	h->stream = stream;
 	h->kind = kind;
 	h->seq = seq;
@@ -169,11 +160,11 @@ static void window_print(void)
 
 		for (i = 0; i < n; i++)
 			got += (x->seen[i >> 3] >> (i & 7)) & 1;
-		printf(" s%d sent %u lost %u gap %" PRIu64 " ms resumed %d", s, n, n - got,
-		       x->max_gap / 1000, x->resumed_port);
+		printf(" s%d_sent=%u s%d_lost=%u s%d_gap_ms=%" PRIu64 " s%d_resumed=%d", s, n, s,
+		       n - got, s, x->max_gap / 1000, s, x->resumed_port);
 	}
-	printf(" rarp %u %u bad %" PRIu64 " dup %" PRIu64 "\n", win_rarp[0], win_rarp[1], bad,
-	       twice);
+	printf(" rarp0=%u rarp1=%u bad=%" PRIu64 " dup=%" PRIu64 "\n", win_rarp[0], win_rarp[1],
+	       bad, twice);
 	fflush(stdout);
 }
 
@@ -193,18 +184,19 @@ static void receive(uint16_t port, uint64_t t)
 
 			rte_ether_format_addr(buf, sizeof(buf), &eh->src_addr);
 			printf("GVPEER rarp %s port %u\n", buf, port);
+			fflush(stdout);
 			for (g = 0; g < 2; g++)
 				if (rte_is_same_ether_addr(&eh->src_addr, &guest_mac[g])) {
 					win_rarp[g] += win >= 0;
 					step_rarp[g]++;
 				}
-		} else if (type == ETH_TEST && m[k]->data_len >= sizeof(*eh) + sizeof(struct test_hdr)) {
-			const struct test_hdr *h = (const struct test_hdr *)(eh + 1);
+		} else if (type == GV_MIG_ETHERTYPE && m[k]->data_len >= sizeof(*eh) + sizeof(struct gv_mig_hdr)) {
+			const struct gv_mig_hdr *h = (const struct gv_mig_hdr *)(eh + 1);
 			struct stream *x;
 			uint32_t off;
 
 			/* stream s comes back on the other NIC's ports */
-			if (h->magic != MAGIC || h->kind != KIND_DATA || h->stream > 1 ||
+			if (h->magic != GV_MIG_MAGIC || h->kind != GV_MIG_DATA || h->stream > 1 ||
 			    (port & 1) == h->stream)
 				continue;
 			x = &st[h->stream];
@@ -227,7 +219,6 @@ static void receive(uint16_t port, uint64_t t)
 		}
 	}
 	rte_pktmbuf_free_bulk(m, n);
-	fflush(stdout);
 }
 
 static void command(char *line, bool *sending, bool *quit)
@@ -240,7 +231,6 @@ static void command(char *line, bool *sending, bool *quit)
 		win = k;
 		closing = false;
 		win_rarp[0] = win_rarp[1] = 0;
-		bad = twice = 0;
 		for (s = 0; s < 2; s++) {
 			memset(st[s].seen, 0, BITS / 8);
 			st[s].w_start = st[s].w_end = st[s].next_seq;
@@ -260,8 +250,8 @@ static void command(char *line, bool *sending, bool *quit)
 
 		*sending = false;
 		while ((t = now_us()) < end) {
-			send_one(0, KIND_STOP, 0);
-			send_one(1, KIND_STOP, 0);
+			send_one(0, GV_MIG_STOP, 0);
+			send_one(1, GV_MIG_STOP, 0);
 			for (p = 0; p < NB_PORTS; p++)
 				receive(p, t);
 			rte_delay_us_sleep(10000);
@@ -344,7 +334,7 @@ int main(int argc, char **argv)
 			if (sending)
 				for (i = 0; i < per_tick; i++)
 					for (s = 0; s < 2; s++)
-						send_one((uint8_t)s, KIND_DATA, st[s].next_seq++);
+						send_one((uint8_t)s, GV_MIG_DATA, st[s].next_seq++);
 			next_tick += TICK_US;
 			if (next_tick < t)
 				next_tick = t + TICK_US; /* fell behind: do not burst */

@@ -11,7 +11,8 @@
 # counters and its mbufs. Each window's figures go to $logs/<case>.migration.md
 # and to the output ("guest:   mig ...").
 #
-# Uses run.sh's run, logs, name, why, qemu_start, monitor; sets qpid.
+# Uses run.sh's run, logs, name, why, win, inst (the QEMU that runs the
+# guest), qpids, qemu_start and monitor; moves inst to the destination.
 MIG_RATE=20000 # frames/s per stream (each way)
 MIG_ROUNDS=2   # per step: there and back
 MIG_BASE_S=5   # the window without a migration
@@ -56,7 +57,7 @@ peer_down() {
 	rm -rf "/var/run/dpdk/gvmig$$"
 }
 
-# mig_window K: the peer's window K closed by "end K"; its line in $wl.
+# mig_window_end K: closes the peer's window K; its line in $wl.
 mig_window_end() {
 	local n
 	n=$(grep -c "^GVPEER window $1 " "$run/peer.log")
@@ -64,40 +65,38 @@ mig_window_end() {
 	peer_wait "^GVPEER window $1 " "$n" 40 || return 1
 	wl=$(grep "^GVPEER window $1 " "$run/peer.log" | tail -n1)
 }
-# field NAME: the value after NAME in $wl's stream part (s0/s1 given as
-# "s0 lost" etc.)
-wfield() { # stream word
-	local s=$1 w=$2
-	echo "$wl" | sed -n "s/.* s$s sent [0-9]* \(.*\)/\1/p" | sed "s/ s1 .*//" |
-		awk -v w="$w" '{ for (i = 1; i < NF; i++) if ($i == w) { print $(i + 1); exit } }'
-}
-wsent() { echo "$wl" | sed -n "s/.* s$1 sent \([0-9]*\) .*/\1/p"; }
+wf() { echo "$wl" | sed -n "s/.* $1=\([^ ]*\).*/\1/p"; } # KEY: its value in $wl
 
-mig_row() { # no driver what qemu_total qemu_down
-	local r="| $1 | $2 | $3 | $4 | $5 | $(wfield 0 gap) / $(wfield 1 gap) | $(wfield 0 lost) / $(wfield 1 lost) of $(wsent 0) / $(wsent 1) | $(echo "$wl" | sed -n 's/.* rarp \([0-9]*\) \([0-9]*\) .*/\1 \/ \2/p') |"
+# mig_check WHAT PAIR: the window in $wl: both streams came back on PAIR's
+# ports (stream 0 on NIC1's, stream 1 on NIC0's), no frame with wrong bytes.
+mig_check() {
+	[ "$(wf s0_resumed)" = $((2 * $2 + 1)) ] && [ "$(wf s1_resumed)" = $((2 * $2)) ] ||
+		why+=("$1: traffic did not come back on vh$((2 * $2))/vh$((2 * $2 + 1)): $wl")
+	[ "$(wf bad)" = 0 ] || why+=("$1: frames came back with other bytes than sent: $wl")
+}
+
+mig_row() { # driver what qemu_total qemu_down
+	local r
+	r="| $(echo "$wl" | cut -d' ' -f3) | $1 | $2 | $3 | $4 | $(wf s0_gap_ms) / $(wf s1_gap_ms) | $(wf s0_lost) / $(wf s1_lost) of $(wf s0_sent) / $(wf s1_sent) | $(wf rarp0) / $(wf rarp1) |"
 	echo "$r" >>"$logs/$name.migration.md"
 	echo "guest:   mig $r"
 }
 
 # mig_rounds DRIVER: the guest forwards; a window without a migration,
-# then MIG_ROUNDS migrations, each to the QEMU on the other socket pair.
+# then MIG_ROUNDS migrations, each to a new QEMU on the other socket pair
+# (instance I runs on pair I % 2).
 mig_rounds() {
-	local drv=$1 r dst dpair st info total down bad
-	local pair=$cur_pair
+	local drv=$1 r src dst st info total down
 	peer_cmd go
 	win=$((win + 1))
 	peer_cmd "mark $win"
 	sleep "$MIG_BASE_S" # the measured period
-	if ! mig_window_end "$win"; then
-		why+=("$drv: the peer did not close its window without a migration")
-		return 1
-	fi
-	[ "$(wfield 0 resumed)" = $((2 * pair + 1)) ] && [ "$(wfield 1 resumed)" = $((2 * pair)) ] ||
-		why+=("$drv: no traffic through the guest before migrating: $wl")
-	mig_row "$win" "$drv" "no migration, ${MIG_BASE_S} s" - -
+	mig_window_end "$win" || { why+=("$drv: the peer did not close its window without a migration"); return 1; }
+	mig_check "$drv, before migrating" $((inst % 2))
+	mig_row "$drv" "no migration, ${MIG_BASE_S} s" - -
 	for r in $(seq 1 "$MIG_ROUNDS"); do
-		dst=$((inst + 1)) dpair=$((1 - pair))
-		qemu_start "$dst" "$dpair" incoming || { why+=("$drv: cannot start QEMU $dst"); return 1; }
+		src=$inst dst=$((inst + 1))
+		qemu_start "$dst" incoming || { why+=("$drv: cannot start QEMU $dst"); return 1; }
 		st=
 		for _ in $(seq 1 120); do
 			st=$(monitor "$run/mon$dst.sock" "info status" 2>/dev/null)
@@ -108,40 +107,33 @@ mig_rounds() {
 		[[ "$st" == *inmigrate* ]] || { why+=("$drv: QEMU $dst is not waiting for the migration: $st"); return 1; }
 		win=$((win + 1))
 		peer_cmd "mark $win"
-		monitor "$run/mon$inst.sock" "migrate -d unix:$run/mig$dst.sock" >>"$run/monitor.log" 2>&1
+		monitor "$run/mon$src.sock" "migrate -d unix:$run/mig$dst.sock" >>"$run/monitor.log" 2>&1
 		info=
 		for _ in $(seq 1 600); do
-			info=$(monitor "$run/mon$inst.sock" "info migrate" 2>/dev/null)
+			info=$(monitor "$run/mon$src.sock" "info migrate" 2>/dev/null)
 			[[ "$info" == *"Migration status: completed"* || "$info" == *"Migration status: failed"* ]] && break
 			sleep 0.5
 		done
 		echo "$info" >>"$run/monitor.log"
 		if [[ "$info" != *"Migration status: completed"* ]]; then
-			why+=("$drv: migration $r ($inst -> $dst) did not complete: $(echo "$info" | grep -i status)")
+			why+=("$drv: migration $r ($src -> $dst) did not complete: $(echo "$info" | grep -i status)")
 			return 1
 		fi
 		total=$(echo "$info" | sed -n 's/^total time: \([0-9]*\) ms.*/\1/p')
 		down=$(echo "$info" | sed -n 's/^downtime: \([0-9]*\) ms.*/\1/p')
-		if ! mig_window_end "$win"; then
-			why+=("$drv: the peer did not close window $win (migration $r)")
-			return 1
-		fi
+		mig_window_end "$win" || { why+=("$drv: the peer did not close window $win (migration $r)"); return 1; }
 		# the source is paused after the migration: end it
-		monitor "$run/mon$inst.sock" quit >/dev/null 2>&1
-		for _ in $(seq 1 100); do kill -0 "${qpids[$inst]}" 2>/dev/null || break; sleep 0.1; done
-		kill -9 "${qpids[$inst]}" 2>/dev/null
-		wait "${qpids[$inst]}" 2>/dev/null
-		mig_row "$win" "$drv" "$inst -> $dst (vh$((2 * pair))/vh$((2 * pair + 1)) -> vh$((2 * dpair))/vh$((2 * dpair + 1)))" "${total:-?}" "${down:-?}"
-		inst=$dst pair=$dpair cur_pair=$dpair qpid=${qpids[$dst]} con=$run/con$dst.log
-		# traffic resumed on the destination's ports, both ways
-		[ "$(wfield 0 resumed)" = $((2 * dpair + 1)) ] && [ "$(wfield 1 resumed)" = $((2 * dpair)) ] ||
-			why+=("$drv: traffic did not resume on the destination after migration $r: $wl")
+		monitor "$run/mon$src.sock" quit >/dev/null 2>&1
+		for _ in $(seq 1 100); do kill -0 "${qpids[$src]}" 2>/dev/null || break; sleep 0.1; done
+		kill -9 "${qpids[$src]}" 2>/dev/null
+		wait "${qpids[$src]}" 2>/dev/null
+		inst=$dst
+		mig_row "$drv" "$src -> $dst (vh$((src % 2 * 2))/vh$((src % 2 * 2 + 1)) -> vh$((dst % 2 * 2))/vh$((dst % 2 * 2 + 1)))" "${total:-?}" "${down:-?}"
+		mig_check "$drv, migration $r" $((dst % 2))
 		# the guest announced both MACs from the destination
-		echo "$wl" | grep -qE ' rarp [1-9][0-9]* [1-9][0-9]* ' ||
+		[ "$(wf rarp0)" -ge 1 ] && [ "$(wf rarp1)" -ge 1 ] ||
 			why+=("$drv: no RARP from both guest MACs after migration $r: $wl")
 	done
-	bad=$(echo "$wl" | sed -n 's/.* bad \([0-9]*\) .*/\1/p')
-	[ "${bad:-1}" = 0 ] || why+=("$drv: $bad frames came back with other bytes than sent: $wl")
 	local n
 	n=$(grep -c "^GVPEER stopped" "$run/peer.log")
 	peer_cmd stop

@@ -59,10 +59,8 @@ t_prep=$(date +%s)
 kdir=$(bash "$HERE/kernel.sh") || die "cannot prepare the guest kernel"
 work=$(mktemp -d /var/tmp/gvirtio-guest.XXXXXX)
 chmod 755 "$work"
-qpid=
-qpids=()
+qpids=() # the case's QEMUs, by instance
 cleanup() {
-	[ -z "$qpid" ] || kill -9 "$qpid" 2>/dev/null
 	[ ${#qpids[@]} = 0 ] || kill -9 "${qpids[@]}" 2>/dev/null
 	peer_down
 	[ -z "$hpid" ] || kill -9 "$hpid" 2>/dev/null
@@ -256,12 +254,12 @@ print(out.replace("(qemu)", "").strip())
 PY
 }
 
-# qemu_start I PAIR [incoming]: QEMU instance I of the case (console
-# $run/con$I.log, monitor $run/mon$I.sock), its NICs on socket pair PAIR
-# (vh0/vh1 or vh2/vh3) for the vhost and mig wires; "incoming": waits for a
-# migration on $run/mig$I.sock. Its pid in qpids[I] and qpid.
+# qemu_start I [incoming]: QEMU instance I of the case (console
+# $run/con$I.log, monitor $run/mon$I.sock); for the vhost and mig wires
+# its NICs on socket pair I % 2 (vh0/vh1 or vh2/vh3); "incoming": it waits
+# for a migration on $run/mig$I.sock. Its pid in qpids[I].
 qemu_start() {
-	local i=$1 pair=$2 net=() inc=()
+	local i=$1 pair=$(($1 % 2)) net=() inc=()
 	case "$wire" in
 	tap)
 		net=(-netdev "tap,id=p0,ifname=$TAP0,script=no,downscript=no,queues=4,vhost=off"
@@ -271,19 +269,18 @@ qemu_start() {
 			-chardev "socket,id=c1,path=$run/vh$((2 * pair + 1)).sock" -netdev "vhost-user,id=p1,chardev=c1,queues=$vq") ;;
 	*) net=(-netdev hubport,id=p0,hubid=0 -netdev hubport,id=p1,hubid=0) ;;
 	esac
-	[ "${3:-}" != incoming ] || inc=(-incoming "unix:$run/mig$i.sock")
+	[ "${2:-}" != incoming ] || inc=(-incoming "unix:$run/mig$i.sock")
 	: >"$run/con$i.log"
 	echo "# qemu-system-x86_64 ${qargs[*]} ${net[*]} ${inc[*]}" >>"$run/cmd"
 	timeout -s KILL "$limit" qemu-system-x86_64 "${qargs[@]}" "${net[@]}" "${inc[@]}" \
 		-chardev "file,id=con,path=$run/con$i.log" -serial chardev:con \
 		-monitor "unix:$run/mon$i.sock,server=on,wait=off" </dev/null >"$run/qemu$i.out" 2>&1 &
 	qpids[i]=$!
-	qpid=$!
 }
 
 run_case() { # name -> sets why
 	local name=$1
-	local run=$work/$name log=$logs/$name.log limit=900 t0 qrc c pat n con inst=0 cur_pair=0 win=-1
+	local run=$work/$name log=$logs/$name.log limit=900 t0 qrc c pat n con inst=0 win=-1
 	qpids=()
 	rm -rf "$run"
 	mkdir -p "$run"
@@ -311,17 +308,15 @@ run_case() { # name -> sets why
 	elif [ "$wire" = vhost ]; then
 		vhost_up "$run" || { why=("the host testpmd (net_vhost) did not create its sockets: $(tail -n3 "$run/host.log")"); vhost_down "$run"; return 1; }
 	elif [ "$wire" = mig ]; then
-		: >"$logs/$name.migration.md"
 		printf '| window | driver | migration | QEMU total time ms | QEMU downtime ms | traffic gap ms (each way) | frames lost (each way) | RARPs (NIC0 / NIC1) |\n|---|---|---|---|---|---|---|---|\n' >"$logs/$name.migration.md"
 		peer_up || { why=("the migration peer did not start: $(grep -v VHOST_CONFIG "$run/peer.log" | tail -n3)"); peer_down; return 1; }
 	fi
 	: >"$run/cmd"
-	qemu_start 0 0
-	con=$run/con0.log
-	# Answer the guest's requests (link flaps, migrations) until it is done.
-	local down=0 up=0 migs=0 nmig=0 drivers
-	read -ra drivers <<<"$(echo "$steps" | tr , '\n' | sed -n 's/^fwd@dpdk$/dpdk/p;s/^fwd$/gvirtio/p' | tr '\n' ' ')"
-	while kill -0 "$qpid" 2>/dev/null; do
+	qemu_start 0
+	# Answer the guest's requests (link flaps, migrations) until it is
+	# done. Its console is the file of the QEMU that runs it (inst).
+	local down=0 up=0 migs=0
+	while con=$run/con$inst.log && kill -0 "${qpids[$inst]}" 2>/dev/null; do
 		grep -q '^GV-RESULT' "$con" && break
 		if [ $down = 0 ] && grep -q '^GVAPP-WAIT link-down' "$con"; then
 			monitor "$run/mon$inst.sock" "set_link nic0 off" >>"$run/monitor.log" 2>&1 ||
@@ -333,24 +328,25 @@ run_case() { # name -> sets why
 				why+=("monitor: set_link on failed")
 			up=1
 		fi
-		if [ "$wire" = mig ] && [ "$(grep -c '^GVAPP-WAIT migrate' "$con")" -gt "$migs" ]; then
-			nmig=$((nmig + 1))
-			mig_rounds "${drivers[$((nmig - 1))]:-step$nmig}" || break
-			# the guest's console is now the destination's
-			migs=$(grep -c '^GVAPP-WAIT migrate' "$con")
+		if [ "$wire" = mig ] && [ "$(cat "$run"/con*.log | grep -c '^GVAPP-WAIT migrate')" -gt "$migs" ]; then
+			migs=$((migs + 1))
+			mig_rounds "$(grep '^GVAPP-WAIT migrate' "$con" | tail -n1 | cut -d' ' -f3 | tr -d '\r')" || break
 		fi
 		sleep 0.5
 	done
 	# after GV-RESULT the guest reboots, which ends QEMU (-no-reboot)
 	local end=$((SECONDS + 60))
-	while kill -0 "$qpid" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.2; done
+	while kill -0 "${qpids[$inst]}" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.2; done
 	kill -9 "${qpids[@]}" 2>/dev/null
 	qrc=0
-	wait "$qpid" || qrc=$?
-	for c in "${qpids[@]}"; do wait "$c" 2>/dev/null; done
-	qpid=
-	cat "$run"/con{0..9}.log >"$log" 2>/dev/null
-	cat "$run"/qemu*.out >"$run/qemu.out" 2>/dev/null
+	wait "${qpids[$inst]}" || qrc=$?
+	: >"$log"
+	for c in "${!qpids[@]}"; do
+		wait "${qpids[$c]}" 2>/dev/null
+		cat "$run/con$c.log" >>"$log"
+		cat "$run/qemu$c.out" >>"$run/qemu.out"
+	done
+	qpids=()
 	[ "$wire" != tap ] || tap_wire_down
 	[ "$wire" != mig ] || peer_down
 	if [ "$wire" = vhost ]; then
