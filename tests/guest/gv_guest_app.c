@@ -239,6 +239,20 @@ static int wait_link(uint16_t port, int up, unsigned int ms)
 	return -1;
 }
 
+/* Both ports set up (LSC interrupt or not) and their links up. */
+static int ports_up(const char *mode, bool lsc)
+{
+	uint16_t p;
+
+	for (p = 0; p < 2; p++)
+		if (port_setup(p, lsc, false))
+			FAIL(mode, "port %u setup failed", p);
+	for (p = 0; p < 2; p++)
+		if (wait_link(p, 1, 20000))
+			FAIL(mode, "port %u link not up within 20 s", p);
+	return 0;
+}
+
 static void drain(uint16_t port)
 {
 	struct rte_mbuf *m[32];
@@ -379,12 +393,8 @@ static int do_payload(uint32_t n)
 	uint32_t per_q[2][MAX_Q] = {{0}};
 	uint16_t p, q;
 
-	for (p = 0; p < 2; p++)
-		if (port_setup(p, false, false))
-			FAIL("payload", "port %u setup failed", p);
-	for (p = 0; p < 2; p++)
-		if (wait_link(p, 1, 10000))
-			FAIL("payload", "port %u link not up within 10 s", p);
+	if (ports_up("payload", false))
+		return 1;
 	if (wire_ready("payload"))
 		return 1;
 	drain(0);
@@ -600,12 +610,8 @@ static int do_fwd(unsigned int max_s)
 	bool stop = false;
 	unsigned int avail;
 
-	for (p = 0; p < 2; p++)
-		if (port_setup(p, true, false))
-			FAIL("fwd", "port %u setup failed", p);
-	for (p = 0; p < 2; p++)
-		if (wait_link(p, 1, 20000))
-			FAIL("fwd", "port %u: no link within 20 s", p);
+	if (ports_up("fwd", true))
+		return 1;
 	if (rte_eth_dev_info_get(0, &info))
 		FAIL("fwd", "port 0: no info");
 	/* the host labels its figures with the driver */
