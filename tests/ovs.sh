@@ -19,16 +19,14 @@ set -u
 
 # shellcheck source=tests/testpmd_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/testpmd_lib.sh"
-VSWITCHD=/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk
+# shellcheck source=tests/ovs_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/ovs_lib.sh"
 tp_begin ovs "${1:?usage: ovs.sh PLUGIN.so}" dpdk-testpmd ovsdb-server ovsdb-tool ovs-vsctl ovs-ofctl ovs-appctl
-[ -x "$VSWITCHD" ] || { echo "ovs: $VSWITCHD missing (package openvswitch-switch-dpdk)"; exit 1; }
 starts=${GV_OVS_STARTS:-20}
 run="$work/run"
-mkdir -p "$run"
-export OVS_RUNDIR="$run" OVS_LOGDIR="$run" OVS_DBDIR="$run"
 ovs_prefix="gvovs$$"
 cleanup() {
-	[ -n "${vsdpid:-}" ] && stop_ovs TERM
+	ovs_end
 	[ -z "${GV_OVS_LOG:-}" ] || cp "$run/vswitchd.log" "$GV_OVS_LOG"
 	tp_end
 	rm -rf "/var/run/dpdk/$ovs_prefix" "/var/run/dpdk/gvovsfe$$" "/var/run/dpdk/gvovst$$" "/var/run/dpdk/gvovsr$$"
@@ -40,63 +38,11 @@ trap 'exit 1' INT TERM
 # the testpmds run on memfd memory (--no-huge), so neither can starve the other.
 hugepages_reserve 300 || { echo "ovs: cannot reserve 300 2 MB hugepages"; exit 1; }
 
-vsctl() { ovs-vsctl --db="unix:$run/db.sock" --timeout=20 "$@"; }
-
-ovsdb-tool create "$run/conf.db" /usr/share/openvswitch/vswitch.ovsschema || { bad "ovsdb-tool create"; exit 1; }
-ovsdb-server --remote="punix:$run/db.sock" --unixctl="$run/ovsdb.ctl" --log-file="$run/ovsdb.log" "$run/conf.db" \
-	>/dev/null 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do [ -S "$run/db.sock" ] && break; sleep 0.1; done
-vsctl --no-wait init &&
-	vsctl --no-wait set Open_vSwitch . other_config:dpdk-init=true other_config:dpdk-socket-mem=512 \
-		other_config:dpdk-lcore-mask=0x1 other_config:pmd-cpu-mask=0x1 \
-		"other_config:dpdk-extra=--file-prefix=$ovs_prefix --no-pci --no-telemetry" ||
-	{ bad "ovsdb-server did not take the configuration"; exit 1; }
-
-# start_ovs: ovs-vswitchd-dpdk on the database; waits for DPDK's init.
-vsdpid=
-start_ovs() {
-	"$VSWITCHD" "unix:$run/db.sock" --unixctl="$run/vswitchd.ctl" --log-file="$run/vswitchd.log" \
-		>>"$run/vswitchd.out" 2>&1 &
-	vsdpid=$!
-	pids+=("$vsdpid")
-	local i
-	for i in $(seq 1 300); do
-		[ "$(vsctl get Open_vSwitch . dpdk_initialized 2>/dev/null)" = true ] && return 0
-		kill -0 "$vsdpid" 2>/dev/null || break
-		sleep 0.1
-	done
-	return 1
-}
-# stop_ovs SIGNAL: stop ovs-vswitchd and wait until it is gone.
-stop_ovs() {
-	kill "-$1" "$vsdpid" 2>/dev/null
-	for _ in $(seq 1 200); do kill -0 "$vsdpid" 2>/dev/null || { vsdpid=; return 0; }; sleep 0.1; done
-	kill -9 "$vsdpid" 2>/dev/null
-	vsdpid=
-	return 1
-}
-# ovs_links_up: OVS reports both vhost-user ports up (the device is ready).
-ovs_links_up() {
-	[ "$(vsctl get Interface vhu0 link_state 2>/dev/null)" = up ] &&
-		[ "$(vsctl get Interface vhu1 link_state 2>/dev/null)" = up ]
-}
-wait_ovs_links() {
-	local deadline=$((SECONDS + $1))
-	while [ $SECONDS -lt $deadline ]; do ovs_links_up && return 0; sleep 0.2; done
-	return 1
-}
-
-if ! start_ovs; then
-	bad "ovs-vswitchd-dpdk did not initialise DPDK"; tail -20 "$run/vswitchd.log"; exit 1
+if ! ovs_begin "$run" "$ovs_prefix" || ! ovs_start ||
+	! ovs_bridge dpdkvhostuserclient "$work/vhu0.sock" "$work/vhu1.sock"; then
+	bad "$ovs_err"
+	exit 1
 fi
-vsctl add-br br0 -- set Bridge br0 datapath_type=netdev \
-	-- add-port br0 vhu0 -- set Interface vhu0 type=dpdkvhostuserclient "options:vhost-server-path=$work/vhu0.sock" \
-	-- add-port br0 vhu1 -- set Interface vhu1 type=dpdkvhostuserclient "options:vhost-server-path=$work/vhu1.sock" &&
-	ovs-ofctl del-flows br0 &&
-	ovs-ofctl add-flow br0 in_port=vhu0,actions=output:vhu1 &&
-	ovs-ofctl add-flow br0 in_port=vhu1,actions=output:vhu0 ||
-	{ bad "bridge br0 with vhu0, vhu1 and their flows"; tail -20 "$run/vswitchd.log"; exit 1; }
 ok "OVS $(ovs-vsctl --version | head -1 | awk '{print $NF}') with DPDK: bridge br0, dpdkvhostuserclient ports vhu0 and vhu1"
 
 eal=(--no-huge -m 512 --no-pci --no-telemetry -d "$plugin" --log-level=pmd.net.gvirtio:info)
@@ -126,7 +72,7 @@ one_start() {
 	elif ! grep -q "virtio_user1: rx path .*($layout ring)" "$log" ||
 		[ "$(grep -m1 "virtio_user1: negotiated" "$log" | grep -c "MRG_RXBUF")" != "$mrg" ]; then
 		why="not the $layout ring with mrg_rxbuf=$mrg: $(grep -m1 -oE "virtio_user1: (rx path|negotiated) .*" "$log")"
-	elif ! wait_ovs_links 30; then
+	elif ! ovs_wait_links 30; then
 		why="OVS did not report both vhost-user ports up"
 	else
 		local deadline=$((SECONDS + 20)) up=
@@ -206,18 +152,18 @@ rx_grows() {
 	done
 	return 1
 }
-if wait_for "$rlog" "Port statistics" 30 && wait_ovs_links 30 && rx_grows 30; then
+if wait_for "$rlog" "Port statistics" 30 && ovs_wait_links 30 && rx_grows 30; then
 	ok "txonly on vhu0 reaches rxonly on vhu1 through OVS ($(rx_now) frames)"
 else
 	bad "no traffic from the txonly to the rxonly testpmd (RX $(rx_now))"; tail -n 10 "$tlog" "$rlog"
 fi
 for sig in KILL TERM; do
-	stop_ovs "$sig"
+	ovs_stop "$sig"
 	before=$(rx_now)
-	if ! start_ovs; then
-		bad "ovs-vswitchd-dpdk did not start again after SIG$sig"; tail -20 "$run/vswitchd.log"; break
+	if ! ovs_start; then
+		bad "ovs-vswitchd-dpdk did not start again after SIG$sig: $ovs_err"; break
 	fi
-	if wait_ovs_links 30 && rx_grows 30; then
+	if ovs_wait_links 30 && rx_grows 30; then
 		ok "ovs-vswitchd stopped by SIG$sig and started again under traffic: gvirtio reconnected, RX $before -> $(rx_now)"
 	else
 		bad "after SIG$sig and a restart of ovs-vswitchd: RX $before -> $(rx_now)"
@@ -233,5 +179,5 @@ else
 	bad "testpmds after the restarts: $(grep -hiE "gvirtio: .*(broken|invalid)" "$tlog" "$rlog" | head -2)"
 	tail -n 5 "$tlog" "$rlog"
 fi
-stop_ovs TERM
+ovs_stop TERM
 tp_summary

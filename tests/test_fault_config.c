@@ -320,6 +320,7 @@ static void test_devargs(void **state)
 		{ false, "vectorized=2", "vectorized" },	{ false, "vectorized=", "vectorized" },
 		{ true, "vectorized=x", "vectorized" },	{ false, "rx_hdr_line=1", "rx_hdr_line" },
 		{ false, "rx_hdr_line=", "rx_hdr_line" }, { true, "rx_hdr_line=Own", "rx_hdr_line" },
+		{ false, "barrier=smp", "barrier" },	{ true, "barrier=", "barrier" },
 	};
 	char sock[200], args[400], what[64];
 	unsigned int n = 0;

@@ -166,13 +166,20 @@ fwd_rx() {
 # testpmd, io forwarding both ways after tx_first for 10 s (the measured
 # period; testpmd's stdout is a file, so block-buffered: nothing to poll),
 # then stop and quit; the host checks the forward statistics and the driver.
-step_testpmd() { # iova
-	out=/tmp/testpmd.out
+# The flowgen step: the same in testpmd's flowgen mode, where each port
+# sends all the time and drops what it receives. Behind OVS-DPDK: OVS maps
+# the second port's queues a moment after the guest started it, so frames
+# sent at once from the first are dropped, and an io loop of tx_first's
+# fixed population would stay empty that way.
+step_testpmd() { # iova [flowgen]
+	out=/tmp/testpmd.out step=testpmd start="start tx_first"
+	[ "${2:-}" != flowgen ] || step=flowgen start="start"
 	# shellcheck disable=SC2046
-	tp_prompt testpmd 3 $out $(eal "$1") || return
+	tp_prompt $step 3 $out $(eal "$1") || return
 	pid=$tp_pid
 	echo "show port info all" >&3
-	echo "start tx_first" >&3
+	[ $step != flowgen ] || echo "set fwd flowgen" >&3
+	echo "$start" >&3
 	sleep 10
 	echo "stop" >&3
 	echo "quit" >&3
@@ -183,11 +190,11 @@ step_testpmd() { # iova
 	rx=$(fwd_rx $out)
 	set -- $rx
 	if [ $rc != 0 ]; then
-		step_fail testpmd "testpmd exit status $rc"
+		step_fail $step "testpmd exit status $rc"
 	elif [ "${1:-0}" -lt 1000 ] || [ "${2:-0}" -lt 1000 ]; then
-		step_fail testpmd "ports received too little in 10 s: $rx"
+		step_fail $step "ports received too little in 10 s: $rx"
 	else
-		step_ok testpmd "io forwarding 10 s, rx per port: $rx"
+		step_ok $step "$([ $step = flowgen ] && echo flowgen || echo io forwarding) 10 s, rx per port: $rx"
 	fi
 }
 
@@ -291,10 +298,65 @@ step_twoproc() { # iova
 	fi
 }
 
+# The in-guest benchmark (bench/pvp.sh, gv.bench=ROUNDS,SECS): io
+# forwarding NIC0 <-> NIC1 while the host floods both (testpmd flowgen).
+# Each round runs gvirtio and DPDK's net_virtio, the order turning with the
+# round (A B B A); a run is a testpmd with --stats-period 1 for SECS + 20 s
+# (start-up under emulation included), ended by SIGINT. Per run a line
+#   GVBENCH round=R driver=D rx0=.. rx1=.. tx0=.. tx1=..
+# the median packets a second of each port over the last SECS full seconds.
+step_bench() { # iova
+	iova=$1
+	set -- $(arg bench | tr , ' ')
+	rounds=${1:-4} secs=${2:-10}
+	r=1 bad=0
+	while [ $r -le "$rounds" ]; do
+		order="gvirtio dpdk"
+		[ $((r % 2)) = 0 ] && order="dpdk gvirtio"
+		for DRIVER in $order; do
+			# shellcheck disable=SC2046
+			dpdk-testpmd $(eal "$iova") -- --forward-mode=io --nb-cores=1 --total-num-mbufs=8192 \
+				--stats-period 1 </dev/null >/tmp/bench.out 2>&1 &
+			pid=$!
+			sleep $((secs + 20))
+			kill -INT $pid
+			wait $pid
+			line=$(awk -v secs="$secs" '
+				/Rx-pps:/ { rx[n % 2, int(n / 2)] = $2; n++ }
+				/Tx-pps:/ { tx[m % 2, int(m / 2)] = $2; m++ }
+				function med(a, p,   i, k, v, t, j) {
+					k = 0
+					for (i = int(n / 2) - 1 - secs; i < int(n / 2) - 1; i++)
+						if (i >= 0) v[k++] = a[p, i]
+					for (i = 1; i < k; i++) for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+						t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+					return k ? (k % 2 ? v[int(k / 2)] : (v[k / 2 - 1] + v[k / 2]) / 2) : 0
+				}
+				END { printf "rx0=%d rx1=%d tx0=%d tx1=%d", med(rx, 0), med(rx, 1), med(tx, 0), med(tx, 1) }' /tmp/bench.out)
+			echo "GVBENCH round=$r driver=$DRIVER $line"
+			pfx=
+			[ "$DRIVER" = dpdk ] && pfx="dpdk| "
+			grep -E "Probe PCI driver|path" /tmp/bench.out | sed "s/^/$pfx/"
+			case "$line" in *rx0=0* | *rx1=0* | *tx0=0* | *tx1=0*)
+				bad=1
+				tail -n 30 /tmp/bench.out ;;
+			esac
+		done
+		r=$((r + 1))
+	done
+	DRIVER=gvirtio
+	if [ $bad = 0 ]; then
+		step_ok bench "$rounds rounds of $secs s per driver"
+	else
+		step_fail bench "a run moved nothing on a port"
+	fi
+}
+
 # run_step NAME IOVA
 run_step() {
 	case "$1" in
 	testpmd) step_testpmd "$2" ;;
+	flowgen) step_testpmd "$2" flowgen ;;
 	payload) step_app payload "$2" payload 2000 ;;
 	lsc) step_app lsc "$2" lsc ;;
 	rxintr) step_app rxintr "$2" rxintr ;;
@@ -303,6 +365,7 @@ run_step() {
 	refuse) step_refuse "$2" ;;
 	vdpa) step_vdpa "$2" ;;
 	twoproc) step_twoproc "$2" ;;
+	bench) step_bench "$2" ;;
 	*) step_fail "$1" "unknown step" ;;
 	esac
 }

@@ -11,10 +11,11 @@
 #
 #   core: modern packed legacy noiommu pvp pvp-packed pvp-mq  (in scripts/test.sh)
 #   all:  core + mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio
-#         pvp-mrg-off mig mig-packed
+#         pvp-mrg-off pvp-ovs pvp-ovs-packed pvp-ovs-mrg-off mig mig-packed
 # pvp*: the NICs on vhost-user, served by a host testpmd with two net_vhost
 # ports forwarding between them; each step once with gvirtio and once
-# with DPDK's net_virtio (@dpdk) in the same guest.
+# with DPDK's net_virtio (@dpdk) in the same guest. pvp-ovs*: the same
+# behind OVS-DPDK (tests/ovs_lib.sh) instead.
 # mig*: live migration under traffic between two QEMUs, the NICs on
 # vhost-user served by tests/guest/gv_mig_peer (tests/guest/mig.sh).
 #
@@ -31,7 +32,7 @@ REPO=$(cd "$HERE/../.." && pwd)
 build=$REPO/build
 CORE=(modern packed legacy noiommu pvp pvp-packed pvp-mq)
 ALL=("${CORE[@]}" mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio pvp-mrg-off
-	mig mig-packed)
+	pvp-ovs pvp-ovs-packed pvp-ovs-mrg-off mig mig-packed)
 cases=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -65,7 +66,8 @@ cleanup() {
 	peer_down
 	[ -z "$hpid" ] || kill -9 "$hpid" 2>/dev/null
 	tap_wire_down
-	rm -rf "$work"
+	ovs_end
+	[ -n "${GV_KEEP:-}" ] && echo "guest: work folder kept: $work" || rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -89,11 +91,12 @@ LEGACY="disable-legacy=off,disable-modern=on"
 TRANS="disable-legacy=off,disable-modern=off"
 setup_case() { # name
 	nic=$MODERN bind=noiommu iova=pa steps=testpmd,payload devargs='' viommu=0 wire=hub checks=()
+	hostmode=io
 	mq=4 vq=1
 	# PVP: the NICs on vhost-user, served by DPDK's net_vhost in a host
 	# testpmd that forwards between them (io); the same steps once with
 	# gvirtio and once with DPDK's net_virtio (@dpdk) in the same guest
-	local pvp_steps=testpmd,payload,testpmd@dpdk,payload@dpdk
+	local pvp_steps=testpmd,payload,testpmd@dpdk,payload@dpdk ovs_steps=flowgen,payload,flowgen@dpdk,payload@dpdk
 	case "$1" in
 	modern) steps=testpmd,payload,vdpa,twoproc checks=("+virtio-pci modern interface" "+(split ring)") ;;
 	packed)
@@ -151,6 +154,17 @@ setup_case() { # name
 		nic="$MODERN,mrg_rxbuf=off" wire=vhost steps=$pvp_steps
 		checks=("+(split ring)" "-MRG_RXBUF")
 		;;
+	# pvp-ovs*: the same with OVS-DPDK as the host switch (dpdkvhostuser
+	# ports, QEMU the client, flows vhu0 <-> vhu1)
+	pvp-ovs) wire=ovs steps=$ovs_steps checks=("+(split ring)" "+MRG_RXBUF") ;;
+	pvp-ovs-packed)
+		nic="$MODERN,packed=on" devargs=+packed_vq=1 wire=ovs steps=$ovs_steps
+		checks=("+(packed ring)" "-(split ring)")
+		;;
+	pvp-ovs-mrg-off)
+		nic="$MODERN,mrg_rxbuf=off" wire=ovs steps=$ovs_steps
+		checks=("+(split ring)" "-MRG_RXBUF")
+		;;
 	mig)
 		# live migration under traffic, back and forth (tests/guest/mig.sh)
 		wire=mig steps=fwd,fwd@dpdk checks=("+(split ring)")
@@ -158,6 +172,10 @@ setup_case() { # name
 	mig-packed)
 		nic="$MODERN,packed=on" devargs=+packed_vq=1 wire=mig steps=fwd,fwd@dpdk
 		checks=("+(packed ring)" "-(split ring)")
+		;;
+	bench)
+		# the in-guest benchmark (bench/pvp.sh): the host floods both NICs
+		wire=vhost hostmode=flowgen steps=bench
 		;;
 	pvp-mq)
 		# 2 queue pairs through QEMU's control queue (MQ_VQ_PAIRS_SET
@@ -194,16 +212,19 @@ tap_wire_up() {
 }
 
 # The vhost wire: a host testpmd with two net_vhost ports (sockets
-# $run/vh0.sock, vh1.sock; $vq queues each) forwarding between them (io).
+# $run/vh0.sock, vh1.sock; $vq queues each) forwarding between them (io;
+# the bench case: flowgen, frames of GV_BENCH_SIZE bytes, on CPU 0).
 # Its sockets must exist before QEMU connects. Memory: --no-huge (vhost
 # maps the guest's memfd memory; its own mbufs need no hugepages).
 hpid=
 vhost_up() { # run
-	local i
+	local i mode=(--forward-mode=io) cpus=(-l 0,1)
+	[ "$hostmode" != flowgen ] ||
+		mode=(--forward-mode=flowgen --txpkts="${GV_BENCH_SIZE:-64}") cpus=(--lcores 0@0,1@0)
 	rm -f "$1/vh0.sock" "$1/vh1.sock"
-	dpdk-testpmd -l 0,1 --no-huge -m 1024 --no-pci --no-telemetry --file-prefix="gvpvp$$" \
+	dpdk-testpmd "${cpus[@]}" --no-huge -m 1024 --no-pci --no-telemetry --file-prefix="gvpvp$$" \
 		--vdev "net_vhost0,iface=$1/vh0.sock,queues=$vq" --vdev "net_vhost1,iface=$1/vh1.sock,queues=$vq" \
-		-- --forward-mode=io --rxq="$vq" --txq="$vq" --nb-cores=1 --total-num-mbufs=16384 \
+		-- "${mode[@]}" --rxq="$vq" --txq="$vq" --nb-cores=1 --total-num-mbufs=16384 \
 		--stats-period 5 </dev/null >"$1/host.log" 2>&1 &
 	hpid=$!
 	for i in $(seq 1 300); do
@@ -232,6 +253,38 @@ vhost_down() {
 	rm -rf "/var/run/dpdk/gvpvp$$"
 }
 
+# The ovs wire: OVS-DPDK (tests/ovs_lib.sh) with two dpdkvhostuser ports
+# (it serves $run/ovs/vhu0, vhu1) and flows between them. While the guest
+# runs, ovs_poll keeps the largest packet counts of the two flows. Down:
+# both flows forwarded traffic, OVS logged no error; its log kept.
+ovs_wire_up() { # run
+	ovs_max=(0 0)
+	hugepages_reserve 300 || { ovs_err="cannot reserve 300 2 MB hugepages"; return 1; }
+	ovs_begin "$1/ovs" "gvovsg$$" && ovs_start && ovs_bridge dpdkvhostuser
+}
+ovs_poll() {
+	local i=0 v
+	{ date +%T.%N; ovs-ofctl dump-flows br0; } >>"$run/ovs-flows.log" 2>&1
+	for v in $(ovs_flow_packets); do
+		[ "$v" -le "${ovs_max[i]}" ] || ovs_max[i]=$v
+		i=$((i + 1))
+	done
+}
+ovs_wire_down() { # run
+	ovs_end
+	[ "${ovs_max[0]}" -ge 1000 ] && [ "${ovs_max[1]}" -ge 1000 ] ||
+		why+=("OVS's flows forwarded too little (vhu0 -> vhu1, vhu1 -> vhu0: ${ovs_max[*]})")
+	grep -q '|ERR|' "$1/ovs/vswitchd.log" 2>/dev/null &&
+		why+=("OVS logged an error: $(grep -m1 '|ERR|' "$1/ovs/vswitchd.log")")
+	cp "$1/ovs/vswitchd.log" "$logs/$name.ovs.log" 2>/dev/null
+	rm -rf "/var/run/dpdk/gvovsg$$"
+	hugepages_release "gvovsg$$"
+}
+
+# shellcheck source=tests/testpmd_lib.sh
+. "$REPO/tests/testpmd_lib.sh"
+# shellcheck source=tests/ovs_lib.sh
+. "$REPO/tests/ovs_lib.sh"
 # shellcheck source=tests/guest/mig.sh
 . "$HERE/mig.sh"
 
@@ -264,6 +317,9 @@ qemu_start() {
 	tap)
 		net=(-netdev "tap,id=p0,ifname=$TAP0,script=no,downscript=no,queues=4,vhost=off"
 			-netdev "tap,id=p1,ifname=$TAP1,script=no,downscript=no,queues=4,vhost=off") ;;
+	ovs)
+		net=(-chardev "socket,id=c0,path=$run/ovs/vhu0" -netdev "vhost-user,id=p0,chardev=c0,queues=$vq"
+			-chardev "socket,id=c1,path=$run/ovs/vhu1" -netdev "vhost-user,id=p1,chardev=c1,queues=$vq") ;;
 	vhost | mig)
 		net=(-chardev "socket,id=c0,path=$run/vh$((2 * pair)).sock" -netdev "vhost-user,id=p0,chardev=c0,queues=$vq"
 			-chardev "socket,id=c1,path=$run/vh$((2 * pair + 1)).sock" -netdev "vhost-user,id=p1,chardev=c1,queues=$vq") ;;
@@ -272,7 +328,7 @@ qemu_start() {
 	[ "${2:-}" != incoming ] || inc=(-incoming "unix:$run/mig$i.sock")
 	: >"$run/con$i.log"
 	echo "# qemu-system-x86_64 ${qargs[*]} ${net[*]} ${inc[*]}" >>"$run/cmd"
-	timeout -s KILL "$limit" qemu-system-x86_64 "${qargs[@]}" "${net[@]}" "${inc[@]}" \
+	timeout -s KILL "$limit" "${pin[@]}" qemu-system-x86_64 "${qargs[@]}" "${net[@]}" "${inc[@]}" \
 		-chardev "file,id=con,path=$run/con$i.log" -serial chardev:con \
 		-monitor "unix:$run/mon$i.sock,server=on,wait=off" </dev/null >"$run/qemu$i.out" 2>&1 &
 	qpids[i]=$!
@@ -280,7 +336,7 @@ qemu_start() {
 
 run_case() { # name -> sets why
 	local name=$1
-	local run=$work/$name log=$logs/$name.log limit=900 t0 qrc c pat n con inst=0 win=-1
+	local run=$work/$name log=$logs/$name.log limit=${GV_LIMIT:-900} t0 qrc c pat n con inst=0 win=-1
 	qpids=()
 	rm -rf "$run"
 	mkdir -p "$run"
@@ -289,17 +345,22 @@ run_case() { # name -> sets why
 	local append="console=ttyS0 panic=-1 quiet loglevel=3 mitigations=off tsc=reliable"
 	append="$append gv.bind=$bind gv.iova=$iova gv.steps=$steps gv.mq=$mq"
 	[ -z "$devargs" ] || append="$append gv.devargs=$devargs"
-	local machine=q35 pre=()
+	[ -z "${GV_BENCH:-}" ] || append="$append gv.bench=$GV_BENCH"
+	local machine=q35 pre=() accel=(-accel tcg -cpu max)
+	# GV_ACCEL=kvm (bench/pvp.sh, when KVM is fast enough); GV_PIN=1: QEMU on CPU 1
+	[ "${GV_ACCEL:-tcg}" != kvm ] || accel=(-accel kvm -cpu host,-arch-capabilities)
+	pin=()
+	[ "${GV_PIN:-0}" != 1 ] || pin=(taskset -c 1)
 	if [ "$viommu" = 1 ]; then
 		machine="q35,kernel-irqchip=split"
 		pre=(-device intel-iommu,intremap=on,caching-mode=on)
 		append="$append intel_iommu=on"
 	fi
 	# vhost-user needs the guest's memory shared with the back-end
-	[ "$wire" != vhost ] && [ "$wire" != mig ] ||
+	[ "$wire" != vhost ] && [ "$wire" != mig ] && [ "$wire" != ovs ] ||
 		pre+=(-object memory-backend-memfd,id=mem,size=2048M,share=on -numa node,memdev=mem)
 	qargs=(-nodefaults -no-user-config -display none -no-reboot
-		-machine "$machine" -accel tcg -cpu max -smp 2 -m 2048 "${pre[@]}"
+		-machine "$machine" "${accel[@]}" -smp 2 -m 2048 "${pre[@]}"
 		-kernel "$kdir/vmlinuz" -initrd "$work/initramfs.cpio" -append "$append"
 		-device "virtio-net-pci,id=nic0,netdev=p0,mac=52:54:00:00:00:10,addr=0x10,$nic"
 		-device "virtio-net-pci,id=nic1,netdev=p1,mac=52:54:00:00:00:11,addr=0x11,$nic")
@@ -307,6 +368,8 @@ run_case() { # name -> sets why
 		tap_wire_up || { why=("cannot set up the tap wire (bridge $BR)"); return 1; }
 	elif [ "$wire" = vhost ]; then
 		vhost_up "$run" || { why=("the host testpmd (net_vhost) did not create its sockets: $(tail -n3 "$run/host.log")"); vhost_down "$run"; return 1; }
+	elif [ "$wire" = ovs ]; then
+		ovs_wire_up "$run" || { why=("OVS-DPDK: $ovs_err"); ovs_wire_down "$run"; return 1; }
 	elif [ "$wire" = mig ]; then
 		printf '| window | driver | migration | QEMU total time ms | QEMU downtime ms | traffic gap ms (each way) | frames lost (each way) | RARPs (NIC0 / NIC1) |\n|---|---|---|---|---|---|---|---|\n' >"$logs/$name.migration.md"
 		peer_up || { why=("the migration peer did not start: $(grep -v VHOST_CONFIG "$run/peer.log" | tail -n3)"); peer_down; return 1; }
@@ -318,6 +381,7 @@ run_case() { # name -> sets why
 	local down=0 up=0 migs=0
 	while con=$run/con$inst.log && kill -0 "${qpids[$inst]}" 2>/dev/null; do
 		grep -q '^GV-RESULT' "$con" && break
+		[ "$wire" != ovs ] || ovs_poll
 		if [ $down = 0 ] && grep -q '^GVAPP-WAIT link-down' "$con"; then
 			monitor "$run/mon$inst.sock" "set_link nic0 off" >>"$run/monitor.log" 2>&1 ||
 				why+=("monitor: set_link off failed")
@@ -357,6 +421,7 @@ run_case() { # name -> sets why
 			why+=("the host's net_vhost ports received too little (rx/tx per port: ${c[*]:-none})")
 		cp "$run/host.log" "$logs/$name.host.log"
 	fi
+	[ "$wire" != ovs ] || ovs_wire_down "$run"
 	# The guest's testpmd writes its prompt and command echoes unbuffered,
 	# its output block-buffered: a "testpmd> quit" can land inside a line
 	# of that output. Such a line's start is joined to the line after it.
@@ -382,11 +447,11 @@ run_case() { # name -> sets why
 		[ "$n" -ge 2 ] || why+=("DPDK's net_virtio probed $n NICs in the @dpdk steps, not 2 per run")
 		grep -q '^dpdk| .*Probe PCI driver: net_gvirtio' "$log" && why+=("gvirtio probed a NIC in an @dpdk step")
 	fi
-	if [[ ",$steps," == *,testpmd[,:]* ]]; then
+	if [[ ",$steps," == *,@(testpmd|flowgen)[,:]* ]]; then
 		n=$(grep -c '^Driver name: *net_gvirtio$' "$log")
 		[ "$n" = 2 ] || why+=("testpmd shows $n ports with driver net_gvirtio, not 2")
 	fi
-	if [[ ",$steps," == *,testpmd* ]]; then
+	if [[ ",$steps," == *,@(testpmd|flowgen)* ]]; then
 		# testpmd's final forward statistics: both ports moved traffic
 		mapfile -t c < <(grep -v '^dpdk| ' "$log" | fwd_stats)
 		if [ ${#c[@]} -lt 4 ] || [ "${c[0]}" -lt 1000 ] || [ "${c[1]}" -lt 1000 ] ||

@@ -137,6 +137,14 @@ int gv_devarg_ring(const char *key, const char *v, struct gv_ring_args *r)
 		GV_LOG(ERR, "devarg %s=%s: expected shared or own", key, v);
 		return -EINVAL;
 	}
+	if (!strcmp(key, "barrier")) {
+		if (!strcmp(v, "auto") || !strcmp(v, "mandatory")) {
+			r->mandatory = v[0] == 'm';
+			return 0;
+		}
+		GV_LOG(ERR, "devarg %s=%s: expected auto or mandatory", key, v);
+		return -EINVAL;
+	}
 	return 1;
 }
 

@@ -26,17 +26,19 @@
 /*
  * The ring layout and datapath keys every vdev of the PMD takes (and PCI
  * devices): packed_vq, mrg_rxbuf, in_order (0|1), vectorized (0|1),
- * datapath (simple|inorder|full), rx_hdr_line (shared|own). GV_RING_KEYS
- * lists them for a key list.
+ * datapath (simple|inorder|full), rx_hdr_line (shared|own), barrier
+ * (auto|mandatory: mandatory barriers even where the device is a CPU, to
+ * measure what ORDER_PLATFORM costs). GV_RING_KEYS lists them for a key list.
  */
 #define GV_RING_KEYS \
-	"packed_vq", "mrg_rxbuf", "in_order", "vectorized", "datapath", "rx_hdr_line"
+	"packed_vq", "mrg_rxbuf", "in_order", "vectorized", "datapath", "rx_hdr_line", "barrier"
 
 struct gv_ring_args {
 	bool packed, mrg, in_order; /* default false, true, true */
 	enum gv_vec_mode vec_mode; /* vectorized=0|1 (OFF|ON), default AUTO */
 	enum gv_force_path force; /* datapath=, default GV_FORCE_NONE */
 	enum gv_rx_hdr rx_hdr; /* rx_hdr_line=shared|own, default AUTO */
+	bool mandatory; /* barrier=mandatory, default auto (false) */
 };
 
 struct gv_user_args {
@@ -101,6 +103,7 @@ static inline void gv_ring_args_apply(struct gv_hw *hw, const struct gv_ring_arg
 	hw->force_path = r->force;
 	hw->vec_mode = r->vec_mode;
 	hw->rx_hdr = r->rx_hdr;
+	hw->force_mandatory = r->mandatory;
 }
 /*
  * Parse "key=value,..." (args may be NULL) and hand each pair to fn, in

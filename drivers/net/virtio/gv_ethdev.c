@@ -94,13 +94,16 @@ static int negotiate(struct rte_eth_dev *dev)
 	       gv_features_str(hw->host_features, buf, sizeof(buf)));
 	GV_LOG(INFO, "%s: negotiated %s", hw->name, gv_features_str(hw->features, buf, sizeof(buf)));
 	hw->layout = gv_has(hw, GV_F_RING_PACKED) ? GV_LAYOUT_PACKED : GV_LAYOUT_SPLIT;
-	hw->barrier = gv_has(hw, GV_F_ORDER_PLATFORM) ? GV_BARRIER_MANDATORY : GV_BARRIER_SMP;
+	hw->barrier = GV_BARRIER_SMP;
+	if (gv_has(hw, GV_F_ORDER_PLATFORM) || hw->force_mandatory)
+		hw->barrier = GV_BARRIER_MANDATORY;
 	hw->hdr_size = gv_net_hdr_size(hw->features);
 	if (hw->want_packed && hw->layout != GV_LAYOUT_PACKED)
 		GV_LOG(WARNING, "%s: packed ring asked for but not offered: using split", hw->name);
 	GV_LOG(INFO, "%s: %s barriers (%s)", hw->name,
 	       hw->barrier == GV_BARRIER_MANDATORY ? "mandatory" : "SMP",
-	       hw->barrier == GV_BARRIER_MANDATORY ? "ORDER_PLATFORM" : "device is a CPU");
+	       gv_has(hw, GV_F_ORDER_PLATFORM) ? "ORDER_PLATFORM"
+	       : hw->force_mandatory ? "barrier=mandatory" : "device is a CPU");
 	if (gv_has(hw, GV_NET_F_MTU)) {
 		uint16_t mtu = 0;
 

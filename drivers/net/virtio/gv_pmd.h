@@ -195,6 +195,7 @@ struct gv_hw {
 	enum gv_force_path force_path;
 	enum gv_vec_mode vec_mode; /* vectorized= */
 	enum gv_rx_hdr rx_hdr; /* rx_hdr_line= */
+	bool force_mandatory; /* barrier=mandatory */
 	uint32_t speed; /* speed= in Mbps, 0: unknown */
 	bool use_va; /* descriptors carry virtual addresses (vhost-user) */
 
