@@ -26,9 +26,11 @@
 # one goes first alternating with the round (A B B A). Per N: both
 # drivers' median Mpps, the median of the per-round ratios gvirtio/DPDK,
 # in how many rounds gvirtio was the faster with the sign test's p
-# (bench/pmd_stats.py), and the cross-core round trip (bench/xcore_rtt.c)
-# measured before each sample: the machine's state, which sets how fast
-# any vhost-user pair can go here.
+# (bench/pmd_stats.py), the range of the cross-core round trip
+# (bench/xcore_rtt.c) measured before and after each sample (the
+# machine's state, which sets how fast any vhost-user pair can go here),
+# and the ratios of the "close" rounds: those where every such round trip
+# read under 300 ns.
 #
 # Environment: NDESC (256 1024), ROUNDS (8), SECS (5), DEVARGS
 # (packed_vq=1,mrg_rxbuf=1,in_order=1), PLUGIN (build/drivers/net/virtio/
@@ -52,11 +54,11 @@ trap bl_end EXIT
 trap 'exit 130' INT TERM
 bl_begin plain_pair "${PLUGIN:-$ROOT/build/drivers/net/virtio/librte_net_gvirtio.so}"
 
-# sample DRIVER N -> prints "MPPS RTT_NS" (nan when no rate came)
+# sample DRIVER N -> prints "MPPS RTT_BEFORE,RTT_AFTER" (MPPS nan when no rate came)
 sample() {
 	local drv=$1 n=$2 sock=$WORK/vh.sock rtt fe vdev dopt=() i
 	rtt=$(bl_rtt)
-	bl_backend "$sock" txonly --total-num-mbufs=8192 --txd=1024 --rxd=1024 || { echo "nan $rtt"; return; }
+	bl_backend "$sock" txonly --total-num-mbufs=8192 --txd=1024 --rxd=1024 || { echo "nan $rtt,nan"; return; }
 	if [ "$drv" = gv ]; then
 		vdev="net_gvirtio_user0,queues=1,$DEVARGS,path=$sock"
 		dopt=(-d "$GV_SO")
@@ -75,6 +77,7 @@ sample() {
 		sleep 0.1 # polling the driver's once-a-second statistics
 	done
 	bl_kill "$fe" "$BL_BE"
+	rtt="$rtt,$(bl_rtt)"
 	[ -z "${KEEP:-}" ] || cp "$WORK/be.log" "$WORK/be.$drv.$n.log"
 	awk -v skip=$SKIP -v secs="$SECS" '/Rx-pps:/ { if ($2 > 0) s = 1; if (s && ++c > skip && c <= skip + secs) print $2 }' \
 		"$WORK/fe.log" | sort -n | awk -v rtt="$rtt" '{ v[NR] = $1 } END {
@@ -94,7 +97,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 			read -r mpps rtt < <(sample "$d" "$n")
 			[ "$mpps" != nan ] || { fail=1; echo "plain_pair: round $r N=$n $d: no rate (driver log:" \
 				"$(grep -m1 -iE 'error|fail' "$WORK/fe.log")" >&2; }
-			echo "plain_pair: round $r N=$n $d $mpps Mpps (xcore round trip ${rtt:-?} ns)" >&2
+			echo "plain_pair: round $r N=$n $d $mpps Mpps (xcore round trip before,after: ${rtt:-?} ns)" >&2
 			echo "$r $n $d $mpps ${rtt:-nan}" >>"$RES"
 		done
 	done
@@ -109,18 +112,25 @@ from pmd_stats import median, sign_test, sign_text
 rows = {}
 for line in open(sys.argv[1]):
     r, n, d, mpps, rtt = line.split()
-    rows.setdefault(int(n), {}).setdefault(int(r), {})[d] = (float(mpps), float(rtt))
-print("| nb_desc | gvirtio Mpps | DPDK Mpps | gvirtio/DPDK | gvirtio faster | xcore RTT ns |")
-print("| ---: | ---: | ---: | ---: | --- | ---: |")
+    rtts = [float(x) for x in rtt.split(",") if x not in ("", "nan")]
+    rows.setdefault(int(n), {}).setdefault(int(r), {})[d] = (float(mpps), rtts)
+# A round "close" when every round trip around both of its samples read
+# under 300 ns: the state where DPDK's PMD runs fastest here.
+close = lambda x: all(v[1] and max(v[1]) < 300 for v in x.values())
+print("| nb_desc | gvirtio Mpps | DPDK Mpps | gvirtio/DPDK | gvirtio faster | xcore RTT ns | close rounds: gvirtio/DPDK |")
+print("| ---: | ---: | ---: | ---: | --- | ---: | --- |")
 for n in sorted(rows):
     rs = rows[n].values()
     gv = [x["gv"][0] for x in rs if "gv" in x]
     dp = [x["dpdk"][0] for x in rs if "dpdk" in x]
     ratios = [x["gv"][0] / x["dpdk"][0] for x in rs
               if "gv" in x and "dpdk" in x and x["dpdk"][0] > 0]
-    rtts = [v[1] for x in rs for v in x.values()]
+    rtts = [t for x in rs for v in x.values() for t in v[1]]
+    near = [x["gv"][0] / x["dpdk"][0] for x in rs
+            if "gv" in x and "dpdk" in x and x["dpdk"][0] > 0 and close(x)]
     f = lambda v: "-" if v is None else "%.2f" % v
-    print("| %d | %s | %s | %s | %s | %s-%s |" % (n, f(median(gv)), f(median(dp)), f(median(ratios)),
-          sign_text(*sign_test(ratios)), f(min(rtts, default=None))[:-3], f(max(rtts, default=None))[:-3]))
+    print("| %d | %s | %s | %s | %s | %s-%s | %s |" % (n, f(median(gv)), f(median(dp)), f(median(ratios)),
+          sign_text(*sign_test(ratios)), f(min(rtts, default=None))[:-3], f(max(rtts, default=None))[:-3],
+          "%s (%d rounds: %s)" % (f(median(near)), len(near), " ".join("%.2f" % x for x in near)) if near else "none"))
 EOF
 exit $fail
