@@ -33,7 +33,8 @@
 # read under 300 ns.
 #
 # Environment: NDESC (256 1024), ROUNDS (8), SECS (5), DEVARGS
-# (packed_vq=1,mrg_rxbuf=1,in_order=1), PLUGIN (build/drivers/net/virtio/
+# (packed_vq=1,mrg_rxbuf=1,in_order=1), GV_DEVARGS (more devargs for
+# gvirtio's port only, e.g. rx_hdr_line=own), PLUGIN (build/drivers/net/virtio/
 # librte_net_gvirtio.so). Output: a line per sample on stderr, a markdown
 # table on stdout. Exit 1 if a sample got no rate, 2 on a set-up error.
 set -uo pipefail
@@ -50,6 +51,8 @@ BL_NAME=plain_pair
 for v in ROUNDS SECS; do [[ ${!v} =~ ^[1-9][0-9]*$ ]] || bl_die "$v must be a positive integer"; done
 for n in $NDESC; do [[ $n =~ ^[1-9][0-9]*$ ]] || bl_die "NDESC: positive integers"; done
 [[ $DEVARGS =~ ^[a-z0-9_=,]*$ ]] || bl_die "DEVARGS: k=v,k=v"
+GV_DEVARGS=${GV_DEVARGS:-}
+[[ $GV_DEVARGS =~ ^[a-z0-9_=,]*$ ]] || bl_die "GV_DEVARGS: k=v,k=v"
 trap bl_end EXIT
 trap 'exit 130' INT TERM
 bl_begin plain_pair "${PLUGIN:-$ROOT/build/drivers/net/virtio/librte_net_gvirtio.so}"
@@ -60,7 +63,7 @@ sample() {
 	rtt=$(bl_rtt)
 	bl_backend "$sock" txonly --total-num-mbufs=8192 --txd=1024 --rxd=1024 || { echo "nan $rtt,nan"; return; }
 	if [ "$drv" = gv ]; then
-		vdev="net_gvirtio_user0,queues=1,$DEVARGS,path=$sock"
+		vdev="net_gvirtio_user0,queues=1,$DEVARGS${GV_DEVARGS:+,$GV_DEVARGS},path=$sock"
 		dopt=(-d "$GV_SO")
 	else
 		vdev="net_virtio_user0,queues=1,$DEVARGS,path=$sock"
@@ -103,7 +106,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	done
 done
 
-echo "Guest RX, 64 B, devargs \`$DEVARGS\`, $ROUNDS rounds of $SECS s, alternated; $(date -u +%F)"
+echo "Guest RX, 64 B, devargs \`$DEVARGS\`${GV_DEVARGS:+ (gvirtio also \`$GV_DEVARGS\`)}, $ROUNDS rounds of $SECS s, alternated; $(date -u +%F)"
 echo
 python3 - "$RES" "$ROOT/bench" <<'EOF'
 import sys

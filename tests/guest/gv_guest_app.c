@@ -21,6 +21,9 @@
  *               STOP frame arrives (at most S s); then RX and TX counters
  *               must match what it forwarded, and every mbuf must be back
  *               in the pool once the ports are closed
+ *   ctrl DEV    port 0's control plane (gv_guest_ctrl.c): promiscuous off,
+ *               all-multicast on, a second MAC, a VLAN filter; then it
+ *               waits for the host's line on DEV (it reads QEMU's rx filter)
  *
  * Every wait has a deadline. Result lines: "GVAPP: PASS <mode> ..." or
  * "GVAPP: FAIL <mode>: <reason>"; exit status 0 only on PASS. Also prints
@@ -44,12 +47,14 @@
 #include <rte_mbuf.h>
 #include <rte_udp.h>
 
+#include "gv_guest_app.h"
 #include "gv_mig_frame.h"
 
 #define NB_DESC 256
 #define MAX_Q 8
 
-static struct rte_mempool *pool;
+struct rte_mempool *pool;
+uint64_t rx_offloads;
 static uint16_t nq = 1;
 static uint32_t stray[2]; /* per receiving port: frames not ours (tap wire) */
 /* Probe frames (wire_ready) that arrived after it: per receiving port. */
@@ -58,16 +63,7 @@ static uint32_t late[2];
 static uint64_t late_bytes[2];
 static struct rte_ether_addr mac[2];
 
-#define FAIL(mode, ...)                                                                            \
-	do {                                                                                       \
-		printf("GVAPP: FAIL %s: ", mode);                                                  \
-		printf(__VA_ARGS__);                                                               \
-		printf("\n");                                                                      \
-		fflush(stdout);                                                                    \
-		return 1;                                                                          \
-	} while (0)
-
-static uint64_t now_ms(void)
+uint64_t now_ms(void)
 {
 	return rte_get_timer_cycles() * 1000 / rte_get_timer_hz();
 }
@@ -199,6 +195,7 @@ static int port_setup(uint16_t port, bool lsc, bool rxq_intr)
 	memset(&conf, 0, sizeof(conf));
 	conf.intr_conf.lsc = lsc;
 	conf.intr_conf.rxq = rxq_intr;
+	conf.rxmode.offloads = rx_offloads;
 	ret = rte_eth_dev_info_get(port, &info);
 	if (ret)
 		return ret;
@@ -240,7 +237,7 @@ static int wait_link(uint16_t port, int up, unsigned int ms)
 }
 
 /* Both ports set up (LSC interrupt or not) and their links up. */
-static int ports_up(const char *mode, bool lsc)
+int ports_up(const char *mode, bool lsc)
 {
 	uint16_t p;
 
@@ -726,7 +723,7 @@ int main(int argc, char **argv)
 	argc -= n;
 	argv += n;
 	if (argc < 2) {
-		printf("GVAPP: FAIL usage: ... -- payload N | lsc | rxintr | mq Q | fwd S\n");
+		printf("GVAPP: FAIL usage: ... -- payload N | lsc | rxintr | mq Q | fwd S | ctrl DEV\n");
 		return 2;
 	}
 	mode = argv[1];
@@ -754,6 +751,8 @@ int main(int argc, char **argv)
 		ret = do_payload(argc > 3 ? (uint32_t)atoi(argv[3]) : 1000);
 	} else if (!strcmp(mode, "fwd")) {
 		ret = do_fwd(argc > 2 ? (unsigned int)atoi(argv[2]) : 600);
+	} else if (!strcmp(mode, "ctrl")) {
+		ret = do_ctrl(argc > 2 ? argv[2] : "/dev/ttyS1");
 	} else {
 		printf("GVAPP: FAIL unknown mode %s\n", mode);
 		ret = 2;

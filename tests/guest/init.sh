@@ -362,6 +362,7 @@ run_step() {
 	rxintr) step_app rxintr "$2" rxintr ;;
 	mq) step_app mq "$2" mq "$MQ" 2000 ;;
 	fwd) APP_LIMIT=660 step_app fwd "$2" fwd 600 ;;
+	ctrl) step_app ctrl "$2" ctrl /dev/ttyS1 ;;
 	refuse) step_refuse "$2" ;;
 	vdpa) step_vdpa "$2" ;;
 	twoproc) step_twoproc "$2" ;;
@@ -373,8 +374,8 @@ run_step() {
 # A step STEP[:IOVA][@dpdk]: "@dpdk" runs it with DPDK's net_virtio for
 # comparison; its output is prefixed "dpdk| " (the host's checks of which
 # driver probed what read only gvirtio's lines) except its GV-STEP and
-# GVAPP-WAIT markers. The fwd step's output must come as it is written
-# (the host answers its GVAPP-WAIT): a pipeline, a subshell, so its
+# GVAPP-WAIT markers. The fwd and ctrl steps' output must come as it is
+# written (the host answers their GVAPP-WAIT): a pipeline, a subshell, so its
 # failure is read back from its marker; other steps run in this shell
 # (a redirected function call), where step_fail's FAILED=1 holds.
 FAILED=0
@@ -386,7 +387,7 @@ for s in $STEPS; do
 	[ "$name" = "$s" ] || iova=${s#*:}
 	say "step $name$TAG (iova $iova)"
 	if [ "$DRIVER" = dpdk ]; then
-		if [ "$name" = fwd ]; then
+		if [ "$name" = fwd ] || [ "$name" = ctrl ]; then
 			run_step "$name" "$iova" 2>&1 |
 				awk '!/^(GV-STEP|GVAPP-WAIT) / { $0 = "dpdk| " $0 } { print; fflush() }' |
 				tee /tmp/step.out

@@ -9,9 +9,11 @@
 # plugin; DPDK's own net_virtio is in the guest's plugin folder too and must
 # lose). See docs/guest-tests.md.
 #
-#   core: modern packed legacy noiommu pvp pvp-packed pvp-mq  (in scripts/test.sh)
+#   core: modern packed legacy noiommu pvp pvp-packed pvp-mq pvp-ovs pvp-ovs-packed mig
+#         (in scripts/test.sh)
 #   all:  core + mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio
-#         pvp-mrg-off pvp-ovs pvp-ovs-packed pvp-ovs-mrg-off mig mig-packed
+#         pvp-mrg-off pvp-ovs-mrg-off pvp-ctrl mig-packed
+#   bench: bench/pvp.sh's (GV_BENCH, GV_BENCH_SIZE, GV_ACCEL, GV_PIN, GV_LIMIT)
 # pvp*: the NICs on vhost-user, served by a host testpmd with two net_vhost
 # ports forwarding between them; each step once with gvirtio and once
 # with DPDK's net_virtio (@dpdk) in the same guest. pvp-ovs*: the same
@@ -30,9 +32,9 @@ set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 build=$REPO/build
-CORE=(modern packed legacy noiommu pvp pvp-packed pvp-mq)
+CORE=(modern packed legacy noiommu pvp pvp-packed pvp-mq pvp-ovs pvp-ovs-packed mig)
 ALL=("${CORE[@]}" mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio pvp-mrg-off
-	pvp-ovs pvp-ovs-packed pvp-ovs-mrg-off mig mig-packed)
+	pvp-ovs-mrg-off pvp-ctrl mig-packed)
 cases=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -73,7 +75,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 # shellcheck disable=SC2046
 gcc -O2 -std=gnu11 -Wall -Werror $(pkg-config --cflags libdpdk) "$HERE/gv_guest_app.c" \
-	-o "$work/gv_guest_app" $(pkg-config --libs libdpdk) >"$work/app.log" 2>&1 ||
+	"$HERE/gv_guest_ctrl.c" -o "$work/gv_guest_app" $(pkg-config --libs libdpdk) >"$work/app.log" 2>&1 ||
 	die "cannot build gv_guest_app: $(head -n5 "$work/app.log")"
 # shellcheck disable=SC2046
 gcc -O2 -std=gnu11 -Wall -Werror $(pkg-config --cflags libdpdk) "$HERE/gv_mig_peer.c" \
@@ -182,6 +184,10 @@ setup_case() { # name
 		# becomes SET_VRING_ENABLE for the back-end)
 		nic="$MODERN,mq=on,vectors=6" wire=vhost vq=2 mq=2 steps=mq,mq@dpdk
 		checks=("+MQ" "+rx per queue")
+		;;
+	pvp-ctrl)
+		# the control plane: QEMU's receive filter as the guest set it
+		nic="$MODERN,mq=on,vectors=6" wire=vhost vq=2 mq=2 steps=ctrl,ctrl@dpdk
 		;;
 	*) return 1 ;;
 	esac
@@ -307,6 +313,42 @@ print(out.replace("(qemu)", "").strip())
 PY
 }
 
+# rx_filter QMP-SOCKET: QEMU's receive filter of nic0 (QMP query-rx-filter), JSON.
+rx_filter() {
+	python3 - "$1" <<'PY'
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(10)
+s.connect(sys.argv[1])
+f = s.makefile("rw")
+def cmd(c, **a):
+    f.write(json.dumps(dict(execute=c, arguments=a) if a else dict(execute=c)) + "\n")
+    f.flush()
+    while True:
+        r = json.loads(f.readline())
+        if "return" in r or "error" in r:
+            return r
+json.loads(f.readline())  # the greeting
+cmd("qmp_capabilities")
+print(json.dumps(cmd("query-rx-filter", name="nic0")))
+PY
+}
+# rx_filter_ok FILE: the ctrl step's settings, as QEMU applied them.
+rx_filter_ok() {
+	python3 - "$1" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1]))["return"][0]
+ok = (f["promiscuous"] is False and f["multicast"] == "all" and
+      "02:00:00:00:00:aa" in f["unicast-table"] and 100 in f["vlan-table"])
+sys.exit(0 if ok else 1)
+PY
+}
+# serial_line SOCKET: one line to the guest's second serial port.
+serial_line() {
+	python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX); s.settimeout(10); s.connect(sys.argv[1]); s.sendall(b"go\n"); s.close()' "$1"
+}
+
 # qemu_start I [incoming]: QEMU instance I of the case (console
 # $run/con$I.log, monitor $run/mon$I.sock); for the vhost and mig wires
 # its NICs on socket pair I % 2 (vh0/vh1 or vh2/vh3); "incoming": it waits
@@ -326,6 +368,10 @@ qemu_start() {
 	*) net=(-netdev hubport,id=p0,hubid=0 -netdev hubport,id=p1,hubid=0) ;;
 	esac
 	[ "${2:-}" != incoming ] || inc=(-incoming "unix:$run/mig$i.sock")
+	# the ctrl step: QMP, and a second serial port for the host's answer
+	[[ ",$steps," != *,ctrl[,@]* ]] ||
+		inc+=(-qmp "unix:$run/qmp$i.sock,server=on,wait=off"
+			-chardev "socket,id=ctl,path=$run/ctl$i.sock,server=on,wait=off" -device isa-serial,chardev=ctl)
 	: >"$run/con$i.log"
 	echo "# qemu-system-x86_64 ${qargs[*]} ${net[*]} ${inc[*]}" >>"$run/cmd"
 	timeout -s KILL "$limit" "${pin[@]}" qemu-system-x86_64 "${qargs[@]}" "${net[@]}" "${inc[@]}" \
@@ -378,7 +424,7 @@ run_case() { # name -> sets why
 	qemu_start 0
 	# Answer the guest's requests (link flaps, migrations) until it is
 	# done. Its console is the file of the QEMU that runs it (inst).
-	local down=0 up=0 migs=0
+	local down=0 up=0 migs=0 filters=0
 	while con=$run/con$inst.log && kill -0 "${qpids[$inst]}" 2>/dev/null; do
 		grep -q '^GV-RESULT' "$con" && break
 		[ "$wire" != ovs ] || ovs_poll
@@ -391,6 +437,11 @@ run_case() { # name -> sets why
 			monitor "$run/mon$inst.sock" "set_link nic0 on" >>"$run/monitor.log" 2>&1 ||
 				why+=("monitor: set_link on failed")
 			up=1
+		fi
+		if [ "$(grep -c '^GVAPP-WAIT rx-filter' "$con")" -gt "$filters" ]; then
+			filters=$((filters + 1))
+			rx_filter "$run/qmp$inst.sock" >"$run/rxfilter$filters.json" 2>&1 || why+=("QMP query-rx-filter failed")
+			serial_line "$run/ctl$inst.sock" || why+=("cannot answer on the guest's second serial port")
 		fi
 		if [ "$wire" = mig ] && [ "$(cat "$run"/con*.log | grep -c '^GVAPP-WAIT migrate')" -gt "$migs" ]; then
 			migs=$((migs + 1))
@@ -460,6 +511,14 @@ run_case() { # name -> sets why
 		fi
 	fi
 	[ "$wire" != mig ] || mig_checks
+	if [[ ",$steps," == *,ctrl[,@]* ]]; then
+		n=$(grep -c '^GVAPP-WAIT rx-filter' "$log")
+		[ "$n" = "$(tr , '\n' <<<"$steps" | grep -c '^ctrl')" ] || why+=("$n ctrl steps reached the rx-filter check")
+		for c in "$run"/rxfilter*.json; do
+			[ -e "$c" ] || continue
+			rx_filter_ok "$c" || why+=("QEMU's rx filter after a ctrl step: $(tr -d '\n' <"$c" | cut -c1-300)")
+		done
+	fi
 	for c in "${checks[@]}"; do
 		pat=${c:1}
 		if [ "${c:0:1}" = + ]; then
