@@ -187,7 +187,7 @@ setup_case() { # name
 		;;
 	pvp-ctrl)
 		# the control plane: QEMU's receive filter as the guest set it
-		nic="$MODERN,mq=on,vectors=6" wire=vhost vq=2 mq=2 steps=ctrl,ctrl@dpdk
+		nic="$MODERN,mq=on,vectors=6" wire=vhost vq=2 mq=2 steps=payload,ctrl,payload@dpdk,ctrl@dpdk
 		;;
 	*) return 1 ;;
 	esac
