@@ -604,7 +604,7 @@ static int do_fwd(unsigned int max_s)
 	struct rte_eth_stats es[2];
 	struct rte_eth_dev_info info;
 	uint16_t p, n, k, j, sent;
-	bool stop = false;
+	bool stop = false, data = false;
 	unsigned int avail;
 
 	if (ports_up("fwd", true))
@@ -626,13 +626,17 @@ static int do_fwd(unsigned int max_s)
 			rx[p] += n;
 			for (k = j = 0; k < n; k++) {
 				if (is_stop(m[k])) {
-					stop = true;
+					/* STOP frames the peer still sent for the
+					 * previous step may come first: only a STOP
+					 * after this step's traffic ends it */
+					stop = data;
 					rte_pktmbuf_free(m[k]);
 					drop[p]++;
 				} else {
 					m[j++] = m[k];
 				}
 			}
+			data |= j > 0;
 			sent = rte_eth_tx_burst(!p, 0, m, j);
 			tx[p] += sent;
 			drop[p] += j - sent;
