@@ -57,6 +57,9 @@ trap bl_end EXIT
 trap 'exit 130' INT TERM
 bl_begin plain_pair "${PLUGIN:-$ROOT/build/drivers/net/virtio/librte_net_gvirtio.so}"
 
+# rates LOG: the per-second Rx-pps of a testpmd log, leading zeros (not connected yet) dropped
+rates() { awk '/Rx-pps:/ { if ($2 > 0) s = 1; if (s) print $2 }' "$1"; }
+
 # sample DRIVER N -> prints "MPPS RTT_BEFORE,RTT_AFTER" (MPPS nan when no rate came)
 sample() {
 	local drv=$1 n=$2 sock=$WORK/vh.sock rtt fe vdev dopt=() i
@@ -75,15 +78,14 @@ sample() {
 	BL_PIDS+=("$fe")
 	# Wait for SKIP + SECS non-zero seconds after the leading zeros.
 	for ((i = 0; i < 10 * (SECS + SKIP + 15); i++)); do
-		[ "$(awk '/Rx-pps:/ { if ($2 > 0) s = 1; if (s) c++ } END { print c + 0 }' "$WORK/fe.log")" -ge $((SKIP + SECS)) ] && break
+		[ "$(rates "$WORK/fe.log" | wc -l)" -ge $((SKIP + SECS)) ] && break
 		kill -0 "$fe" 2>/dev/null || break
 		sleep 0.1 # polling the driver's once-a-second statistics
 	done
 	bl_kill "$fe" "$BL_BE"
 	rtt="$rtt,$(bl_rtt)"
 	[ -z "${KEEP:-}" ] || cp "$WORK/be.log" "$WORK/be.$drv.$n.log"
-	awk -v skip=$SKIP -v secs="$SECS" '/Rx-pps:/ { if ($2 > 0) s = 1; if (s && ++c > skip && c <= skip + secs) print $2 }' \
-		"$WORK/fe.log" | sort -n | awk -v rtt="$rtt" '{ v[NR] = $1 } END {
+	rates "$WORK/fe.log" | sed -n "$((SKIP + 1)),$((SKIP + SECS))p" | sort -n | awk -v rtt="$rtt" '{ v[NR] = $1 } END {
 			if (NR == 0) { print "nan " rtt; exit }
 			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 			printf "%.3f %s\n", m / 1e6, rtt }'

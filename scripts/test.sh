@@ -8,7 +8,7 @@
 #   guest           tests/guest/run.sh core: net_gvirtio on virtio-net-pci
 #                   NICs in QEMU guests (modern, packed, legacy, no-IOMMU;
 #                   PVP: the NICs on vhost-user, a host net_vhost testpmd
-#                   or OVS-DPDK; live migration under traffic);
+#                   or OVS-DPDK);
 #                   one test per case
 # and end with one line "tests: N passed, M failed". Exits non-zero if
 # anything failed (or nothing ran).

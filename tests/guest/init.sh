@@ -379,6 +379,7 @@ run_step() {
 # failure is read back from its marker; other steps run in this shell
 # (a redirected function call), where step_fail's FAILED=1 holds.
 FAILED=0
+STREAMED=" fwd ctrl " # the steps with a GVAPP-WAIT the host answers
 for s in $STEPS; do
 	DRIVER=gvirtio TAG=
 	case "$s" in *@dpdk) DRIVER=dpdk TAG=@dpdk s=${s%@dpdk} ;; esac
@@ -387,7 +388,7 @@ for s in $STEPS; do
 	[ "$name" = "$s" ] || iova=${s#*:}
 	say "step $name$TAG (iova $iova)"
 	if [ "$DRIVER" = dpdk ]; then
-		if [ "$name" = fwd ] || [ "$name" = ctrl ]; then
+		if [ "${STREAMED#* $name }" != "$STREAMED" ]; then
 			run_step "$name" "$iova" 2>&1 |
 				awk '!/^(GV-STEP|GVAPP-WAIT) / { $0 = "dpdk| " $0 } { print; fflush() }' |
 				tee /tmp/step.out

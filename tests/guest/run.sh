@@ -9,10 +9,10 @@
 # plugin; DPDK's own net_virtio is in the guest's plugin folder too and must
 # lose). See docs/guest-tests.md.
 #
-#   core: modern packed legacy noiommu pvp pvp-packed pvp-mq pvp-ovs pvp-ovs-packed mig
+#   core: modern packed legacy noiommu pvp pvp-packed pvp-mq pvp-ovs pvp-ovs-packed
 #         (in scripts/test.sh)
 #   all:  core + mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio
-#         pvp-mrg-off pvp-ovs-mrg-off pvp-ctrl mig-packed
+#         pvp-mrg-off pvp-ovs-mrg-off pvp-ctrl mig mig-packed
 #   bench: bench/pvp.sh's (GV_BENCH, GV_BENCH_SIZE, GV_ACCEL, GV_PIN, GV_LIMIT)
 # pvp*: the NICs on vhost-user, served by a host testpmd with two net_vhost
 # ports forwarding between them; each step once with gvirtio and once
@@ -32,9 +32,9 @@ set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 build=$REPO/build
-CORE=(modern packed legacy noiommu pvp pvp-packed pvp-mq pvp-ovs pvp-ovs-packed mig)
+CORE=(modern packed legacy noiommu pvp pvp-packed pvp-mq pvp-ovs pvp-ovs-packed)
 ALL=("${CORE[@]}" mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio pvp-mrg-off
-	pvp-ovs-mrg-off pvp-ctrl mig-packed)
+	pvp-ovs-mrg-off pvp-ctrl mig mig-packed)
 cases=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -270,7 +270,6 @@ ovs_wire_up() { # run
 }
 ovs_poll() {
 	local i=0 v
-	{ date +%T.%N; ovs-ofctl dump-flows br0; } >>"$run/ovs-flows.log" 2>&1
 	for v in $(ovs_flow_packets); do
 		[ "$v" -le "${ovs_max[i]}" ] || ovs_max[i]=$v
 		i=$((i + 1))
