@@ -284,7 +284,7 @@ static inline uint32_t gvf_take_one(struct gv_vq *vq, void **cookie, uint32_t *l
 {
 	const struct gv_split_used_elem *e = &vq->s.used->ring[vq->s.last_used & vq->mask];
 	const uint32_t id = gv_load32(&e->id), l = gv_load32(&e->len);
-	const uint16_t window = (uint16_t)(vq->s.avail_idx - vq->s.fixed_old);
+	const uint16_t window = (uint16_t)(vq->s.pub_idx - vq->s.fixed_old); /* made available */
 	uint32_t at; /* the id's place in the window, 0 = oldest */
 	uint8_t *const hole = vq->s.fixed_hole;
 

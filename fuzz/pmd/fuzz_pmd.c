@@ -11,7 +11,7 @@
  * Input: a header, then a script.
  *   byte 0  ring/port: 1 packed, 2 mrg_rxbuf, 4 in_order, 8 indirect,
  *           16 event_idx, 32 small RX mbufs (the full RX path), 64 two
- *           queue pairs, 128 legacy (no VERSION_1)
+ *           queue pairs, 128 legacy (no VERSION_1, rings of exactly queue_max)
  *   byte 1  bits 0-1 datapath= (none, simple, inorder, full); RX
  *           offloads: 4 checksum, 8 LRO, 16 VLAN strip, 32 RSS hash,
  *           64 scatter; 128 mq_mode RSS
@@ -33,7 +33,8 @@
  * rx_hdr_line= default, or FZ_RX_HDR=shared|own or fz_pmd_rx_hdr.
  * Invariants: every mbuf the PMD hands up is a sane mbuf of the RX pool
  * (rte_mbuf_check, segment bounds, lengths that add up, the port id);
- * no mbuf is lost or freed twice (pool counts after the port is gone).
+ * the port's MAC is a unicast address after configure and after the
+ * script, whatever the config space holds; no mbuf is lost or freed twice (pool counts after the port is gone).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,11 +63,11 @@ static struct rte_mempool *g_rx_big, *g_rx_small, *g_tx;
 static bool g_verbose;
 enum gv_vec_mode fz_pmd_vec_mode;
 enum gv_rx_hdr fz_pmd_rx_hdr;
-unsigned int fz_pmd_vec_runs, fz_pmd_vec_broken, fz_pmd_vec_packed_runs;
+unsigned int fz_pmd_vec_runs, fz_pmd_vec_broken, fz_pmd_vec_packed_runs, fz_pmd_started;
 
 /* What the next probe builds (set from the input's header). */
 static struct {
-	bool packed, mrg, in_order;
+	bool packed, mrg, in_order, legacy;
 	enum gv_force_path force;
 	uint16_t pairs;
 } g_port;
@@ -82,14 +83,15 @@ static int fz_probe(struct rte_vdev_device *vdev)
 	if (!dev)
 		return -ENOMEM;
 	hw = dev->data->dev_private;
-	gv_set_transport(hw, GV_TP_TEST, &fzd_ops);
+	gv_set_transport(hw, GV_TP_TEST, g_port.legacy ? &fzd_ops_legacy : &fzd_ops);
 	hw->tp = &g_fzd;
 	snprintf(hw->name, sizeof(hw->name), "%s", FZ_PORT_NAME);
 	/* As the PCI transport does: max_virtqueue_pairs from the config. */
 	memcpy(&maxq, g_fzd.cfg + GV_NET_CFG_MAX_PAIRS, 2);
 	maxq = (g_fzd.offered & GV_BIT(GV_NET_F_MQ)) ? RTE_MIN(RTE_MAX(maxq, 1), GV_MAX_QUEUE_PAIRS) : 1;
 	hw->req_queue_pairs = hw->max_queue_pairs = maxq;
-	hw->queue_size = GV_DEFAULT_QUEUE_SIZE;
+	/* As legacy PCI: a fixed-size device's rings default to its size. */
+	hw->queue_size = g_port.legacy ? g_fzd.qmax : GV_DEFAULT_QUEUE_SIZE;
 	hw->want_packed = g_port.packed;
 	hw->want_mrg = g_port.mrg;
 	hw->want_in_order = g_port.in_order;
@@ -97,7 +99,10 @@ static int fz_probe(struct rte_vdev_device *vdev)
 	hw->vec_mode = fz_pmd_vec_mode;
 	hw->rx_hdr = fz_pmd_rx_hdr;
 	hw->use_va = true;
+	/* As the PCI transport does: the config's MAC if it is a unicast one. */
 	memcpy(hw->mac.addr_bytes, g_fzd.cfg + GV_NET_CFG_MAC, 6);
+	if (!rte_is_valid_assigned_ether_addr(&hw->mac))
+		rte_eth_random_addr(hw->mac.addr_bytes);
 	if (gv_ethdev_init(dev, hw)) {
 		rte_eth_dev_release_port(dev);
 		return -ENOMEM;
@@ -744,6 +749,15 @@ static void run_script(struct run *r)
 	}
 }
 
+/* The port's MAC is a unicast address whatever the config space said. */
+static void check_mac(const struct run *r)
+{
+	struct rte_ether_addr a;
+
+	FZ_CHECK(rte_eth_macaddr_get(r->port, &a) == 0 && rte_is_valid_assigned_ether_addr(&a),
+		 "the port's MAC is not a unicast address");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -766,6 +780,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	g_port.packed = b0 & 1;
 	g_port.mrg = b0 & 2;
 	g_port.in_order = b0 & 4;
+	g_port.legacy = b0 & 128;
 	g_port.force = (enum gv_force_path)(b1 & 3);
 	r.nq = (b0 & 64) ? 2 : 1;
 	r.rxmp = (b0 & 32) ? g_rx_small : g_rx_big;
@@ -794,6 +809,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (rte_eth_dev_configure(r.port, r.nq, r.nq, &conf) != 0)
 		goto close;
+	check_mac(&r);
 	if (nb_desc) /* as an app does: within the port's limits */
 		rte_eth_dev_adjust_nb_rx_tx_desc(r.port, &nb_desc, &nb_desc);
 	for (uint16_t q = 0; q < r.nq; q++)
@@ -802,6 +818,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			goto close;
 	if (rte_eth_dev_start(r.port) != 0 && g_verbose)
 		fprintf(stderr, "fuzz_pmd: start failed\n");
+	fz_pmd_started += rte_eth_devices[r.port].data->dev_started;
 	if (rte_eth_devices[r.port].data->dev_started &&
 	    gv_rx_path_vec(((struct gv_hw *)rte_eth_devices[r.port].data->dev_private)->rx_path)) {
 		vec = true;
@@ -815,6 +832,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fz_pmd_vec_broken += rxq && rxq->q.vq && gv_vq_broken(rxq->q.vq);
 	}
 	check_refused(&r);
+	check_mac(&r);
 close:
 	g_fzd.in = NULL;
 	rte_eth_dev_stop(r.port); /* ethdev closes only a stopped port */

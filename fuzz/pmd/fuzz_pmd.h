@@ -46,7 +46,7 @@ struct fzd {
 	uint64_t ctrl_cmds; /* control commands the device saw */
 };
 
-extern const struct gv_transport_ops fzd_ops;
+extern const struct gv_transport_ops fzd_ops, fzd_ops_legacy;
 /* vectorized= of the ports probed (fuzz_pmd.c; env FZ_VECTORIZED=0|1). */
 extern enum gv_vec_mode fz_pmd_vec_mode;
 /* rx_hdr_line= of the ports probed (fuzz_pmd.c; env FZ_RX_HDR=shared|own). */
@@ -55,6 +55,8 @@ extern enum gv_rx_hdr fz_pmd_rx_hdr;
 extern unsigned int fz_pmd_vec_runs;
 /* Of those, runs whose RX queue 0 the device broke; and on a packed ring. */
 extern unsigned int fz_pmd_vec_broken, fz_pmd_vec_packed_runs;
+/* Runs whose port started. */
+extern unsigned int fz_pmd_started;
 extern struct fzd g_fzd;
 
 /* Allocate the per-queue device state once (EAL up). */

@@ -293,18 +293,16 @@ static void fzd_close(struct gv_hw *hw)
 	forget(false);
 }
 
-const struct gv_transport_ops fzd_ops = {
-	.name = "fuzz",
-	.get_features = fzd_get_features,
-	.set_features = fzd_set_features,
-	.reset = fzd_reset,
-	.read_config = fzd_read_config,
-	.queue_max = fzd_queue_max,
-	.setup_queue = fzd_setup_queue,
-	.start = fzd_start,
-	.stop = fzd_stop,
-	.notify = fzd_notify,
-	.link_up = fzd_link_up,
-	.close = fzd_close,
-	.ctrl = NULL,
-};
+#define FZD_OPS(nm, fixed)                                                     \
+	{                                                                      \
+		.name = nm, .get_features = fzd_get_features,                  \
+		.set_features = fzd_set_features, .reset = fzd_reset,          \
+		.read_config = fzd_read_config, .queue_max = fzd_queue_max,    \
+		.fixed_queue_size = fixed, .setup_queue = fzd_setup_queue,     \
+		.start = fzd_start, .stop = fzd_stop, .notify = fzd_notify,    \
+		.link_up = fzd_link_up, .close = fzd_close, .ctrl = NULL,      \
+	}
+
+const struct gv_transport_ops fzd_ops = FZD_OPS("fuzz", false);
+/* A legacy device: its rings have exactly the size it says (as legacy PCI). */
+const struct gv_transport_ops fzd_ops_legacy = FZD_OPS("fuzz-legacy", true);

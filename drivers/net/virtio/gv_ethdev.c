@@ -118,10 +118,26 @@ static int negotiate(struct rte_eth_dev *dev)
 		    speed != UINT32_MAX)
 			hw->speed = speed;
 	}
-	/* The device's MAC, unless the app has set its own (kept across resets). */
-	if (gv_has(hw, GV_NET_F_MAC) && !hw->mac_from_app &&
-	    gv_ops(hw)->read_config(hw, GV_NET_CFG_MAC, &hw->mac, RTE_ETHER_ADDR_LEN) == 0)
-		rte_ether_addr_copy(&hw->mac, &dev->data->mac_addrs[0]);
+	/*
+	 * The device's MAC, unless the app has set its own (kept across
+	 * resets); one that is not a unicast address (multicast, zero) is
+	 * refused and the port keeps the one it has.
+	 */
+	if (gv_has(hw, GV_NET_F_MAC) && !hw->mac_from_app) {
+		struct rte_ether_addr mac;
+
+		if (gv_ops(hw)->read_config(hw, GV_NET_CFG_MAC, &mac, RTE_ETHER_ADDR_LEN) == 0) {
+			if (rte_is_valid_assigned_ether_addr(&mac)) {
+				rte_ether_addr_copy(&mac, &hw->mac);
+				rte_ether_addr_copy(&mac, &dev->data->mac_addrs[0]);
+			} else {
+				GV_LOG(WARNING, "%s: the device's MAC " RTE_ETHER_ADDR_PRT_FMT
+				       " is not a unicast address: kept " RTE_ETHER_ADDR_PRT_FMT,
+				       hw->name, RTE_ETHER_ADDR_BYTES(&mac),
+				       RTE_ETHER_ADDR_BYTES(&hw->mac));
+			}
+		}
+	}
 	hw->negotiated = true;
 	return 0;
 }
@@ -199,14 +215,27 @@ int gv_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	return 0;
 }
 
-/* Ring size for a queue: what the app asked, else the devarg, capped. */
-static uint16_t queue_size(struct gv_hw *hw, uint16_t vq_idx, uint16_t nb_desc)
+/*
+ * Ring size for a queue: what the app asked, else the devarg, capped by
+ * the device's maximum; a device with a fixed size (legacy PCI) gets
+ * exactly its own. 0 when the device's number is unusable: no queue (0),
+ * or a fixed split size that is not a power of two or beyond the core's
+ * limit (the device's register, read once).
+ */
+static uint16_t queue_size(struct gv_hw *hw, uint16_t vq_idx, uint16_t nb_desc, uint32_t *maxp)
 {
 	uint32_t size = nb_desc ? nb_desc : hw->queue_size;
 	uint32_t max = gv_ops(hw)->queue_max(hw, vq_idx);
 
-	if (gv_ops(hw)->fixed_queue_size)
+	*maxp = max;
+	if (max == 0)
+		return 0;
+	if (gv_ops(hw)->fixed_queue_size) {
+		if (max > GV_RING_MAX_NUM ||
+		    (hw->layout == GV_LAYOUT_SPLIT && !rte_is_power_of_2(max)))
+			return 0;
 		return (uint16_t)max;
+	}
 	if (size < 2)
 		size = 2;
 	if (hw->layout == GV_LAYOUT_SPLIT)
@@ -232,6 +261,7 @@ int gv_queue_alloc(struct rte_eth_dev *dev, struct gv_queue *q, uint16_t vq_idx,
 	struct gv_vq_config cfg = { 0 };
 	char name[RTE_MEMZONE_NAMESIZE];
 	size_t ring_bytes, ind_bytes;
+	uint32_t max;
 	uint16_t size;
 	int ret;
 
@@ -239,7 +269,16 @@ int gv_queue_alloc(struct rte_eth_dev *dev, struct gv_queue *q, uint16_t vq_idx,
 		GV_LOG(ERR, "%s: queue set-up before configure", hw->name);
 		return -EINVAL;
 	}
-	size = queue_size(hw, vq_idx, nb_desc);
+	size = queue_size(hw, vq_idx, nb_desc, &max);
+	if (size == 0) {
+		if (max == 0)
+			GV_LOG(ERR, "%s: queue %u: the device's ring size is 0 (no such queue)",
+			       hw->name, vq_idx);
+		else
+			GV_LOG(ERR, "%s: queue %u: the device's fixed ring size %u is not a power "
+			       "of two up to %u", hw->name, vq_idx, max, GV_RING_MAX_NUM);
+		return -EINVAL;
+	}
 	ring_bytes = RTE_ALIGN_CEIL(gv_ring_size(hw->layout, size, 4096), 64);
 	ind_bytes = gv_has(hw, GV_F_RING_INDIRECT_DESC) ? (size_t)size * max_ind * 16 : 0;
 	snprintf(name, sizeof(name), "gv_p%u_vq%u", dev->data->port_id, vq_idx);

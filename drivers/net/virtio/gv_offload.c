@@ -9,8 +9,9 @@
  *       net_virtio; elsewhere: completed here; offsets outside the packet:
  *       bad), LRO (gso_type/gso_size), VLAN strip, packet type;
  *   the runtime VLAN offload switch (vlan_offload_set).
- * Nothing here trusts the header the device wrote: offsets are checked
- * against the packet before anything is read or written.
+ * Nothing here trusts the header the device wrote: it is copied once
+ * (rx_hdr_copy) and offsets are checked against the packet before
+ * anything is read or written.
  */
 #include <string.h>
 
@@ -309,10 +310,38 @@ static uint64_t rx_csum_flags(struct rte_mbuf *m, const struct rte_net_hdr_lens 
 	return RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN;
 }
 
-void gv_rx_offload(const struct gv_rxq *rxq, struct rte_mbuf *m, const struct gv_net_hdr *h)
+/*
+ * The header the device wrote, copied once: each 16-bit word read once
+ * through a volatile load, so the compiler can neither read a field again
+ * after its check (the device may have changed it by then) nor widen the
+ * loads (the header is only 2-byte aligned). Every decision below is taken
+ * on the copy. 12 bytes (a legacy 10-byte header: its 2 bytes past are the
+ * frame's), 20 with the hash report.
+ */
+static inline void rx_hdr_copy(struct gv_net_hdr_hash *dst, const struct gv_net_hdr *shared,
+			       bool hash)
 {
+	union {
+		uint16_t w[sizeof(struct gv_net_hdr_hash) / 2];
+		struct gv_net_hdr_hash h;
+	} c;
+	const volatile uint16_t *src = (const volatile uint16_t *)shared;
+	const size_t n = (hash ? sizeof(c.h) : sizeof(c.h.hdr)) / 2;
+
+	for (size_t i = 0; i < n; i++)
+		c.w[i] = src[i];
+	*dst = c.h;
+}
+
+void gv_rx_offload(const struct gv_rxq *rxq, struct rte_mbuf *m, const struct gv_net_hdr *shared)
+{
+	struct gv_net_hdr_hash copy;
+	const struct gv_net_hdr *h = &copy.hdr;
 	struct rte_net_hdr_lens lens;
-	bool gso = (h->gso_type & ~GV_NET_HDR_GSO_ECN) != GV_NET_HDR_GSO_NONE;
+	bool gso;
+
+	rx_hdr_copy(&copy, shared, rxq->ol_rss_hash);
+	gso = (h->gso_type & ~GV_NET_HDR_GSO_ECN) != GV_NET_HDR_GSO_NONE;
 
 	m->packet_type = rte_net_get_ptype(m, &lens, RTE_PTYPE_ALL_MASK);
 	/*
@@ -325,13 +354,9 @@ void gv_rx_offload(const struct gv_rxq *rxq, struct rte_mbuf *m, const struct gv
 		m->ol_flags |= RTE_MBUF_F_RX_LRO;
 		m->tso_segsz = h->gso_size;
 	}
-	if (rxq->ol_rss_hash) {
-		const struct gv_net_hdr_hash *hh = (const struct gv_net_hdr_hash *)h;
-
-		if (hh->hash_report) {
-			m->hash.rss = hh->hash_value;
-			m->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
-		}
+	if (rxq->ol_rss_hash && copy.hash_report) {
+		m->hash.rss = copy.hash_value;
+		m->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
 	}
 	/*
 	 * rte_vlan_strip reads the Ethernet header and moves data_off without
