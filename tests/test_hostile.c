@@ -7,8 +7,9 @@
  * Hostile device (driver end must count, break, and stay safe):
  *   bad_id              used id >= num
  *   never_posted        used id in range but not in flight
- *   never_available     split: a chain added and not flushed, returned
- *                       (by id, or counted by the used index)
+ *   never_available     split: a chain added and not flushed, returned:
+ *                       published by the get first; an index beyond
+ *                       what is published breaks
  *   returned_twice      an id returned again (same batch / later batch)
  *   pending_bounded     used_pending never exceeds what is in flight
  *   bad_len             length > writable bytes (shorter is accepted)
@@ -209,14 +210,17 @@ static void t_never_posted(void **state)
 }
 
 /*
- * A chain added but not flushed is in flight for the driver, never made
- * available to the device: its id in a used entry, or a used index
- * that counts it, breaks the queue.
+ * A chain added but not flushed, returned by the device (it was never
+ * made available): the get publishes it before it reads the used entries,
+ * so the chain the driver takes back was the device's, and no later flush
+ * hands the device an avail entry whose descriptors are free. A used index
+ * beyond what is published then breaks the queue.
  */
 static void t_never_available(void **state)
 {
 	const struct gvt_param *p = gvt_param(state);
 	struct gv_seg s = gvt_seg(g_buf[1] + 128, 100);
+	struct gv_split_avail *a;
 	struct gvt_q q;
 	struct gvt_inject in;
 	uint16_t ids[1], held;
@@ -224,18 +228,26 @@ static void t_never_available(void **state)
 	uint32_t lens[NUM];
 
 	gvt_q_setup(&q, p, NUM, 0, 0);
-	for (int by_index = 0; by_index < 2; by_index++) {
-		gvt_inject_init(&in);
-		post_take(&q, 1, ids);
-		assert_int_equal(gv_vq_add(q.vq, &s, 0, 1, GVT_COOKIE(1), false), 0);
-		held = gvt_split_avail(&q)->ring[1];
-		assert_int_not_equal(held, ids[0]);
-		if (by_index) /* both returned: the index counts one more than was given */
-			gvt_inject_used(&q, &in, ids[0], 10, 1);
-		gvt_inject_used(&q, &in, held, 10, 1);
-		assert_int_equal(get_all(&q, ck, lens), 0);
-		check_broken(&q, by_index ? W_BAD_USED_IDX : W_NOT_INFLIGHT, 0x3);
-	}
+	a = gvt_split_avail(&q);
+	gvt_inject_init(&in);
+	post_take(&q, 1, ids);
+	assert_int_equal(gv_vq_add(q.vq, &s, 0, 1, GVT_COOKIE(1), false), 0);
+	held = a->ring[1];
+	assert_int_not_equal(held, ids[0]);
+	assert_int_equal(a->idx, 1);
+	gvt_inject_used(&q, &in, held, 10, 1);
+	assert_int_equal(get_all(&q, ck, lens), 1);
+	assert_ptr_equal(ck[0], GVT_COOKIE(1));
+	assert_int_equal(a->idx, 2); /* published before it was taken back */
+	gv_vq_flush(q.vq);
+	assert_int_equal(a->idx, 2); /* and nothing left to publish */
+	assert_false(gv_vq_broken(q.vq));
+
+	/* The index counts one more chain than the device was given. */
+	gvt_inject_used(&q, &in, ids[0], 10, 1);
+	gvt_inject_used(&q, &in, ids[0], 10, 1);
+	assert_int_equal(get_all(&q, ck, lens), 0);
+	check_broken(&q, W_BAD_USED_IDX, 0x1);
 	gvt_q_free(&q);
 }
 

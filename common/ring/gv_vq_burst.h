@@ -166,9 +166,6 @@ GV_INLINE uint32_t split_get_used_fast(struct gv_vq *vq, void **cookies, uint32_
 
 	if (pending == 0)
 		return 0;
-	/* Chains added and not flushed: the general code refuses them (rare). */
-	if (GV_UNLIKELY(vq->s.avail_idx != vq->s.pub_idx))
-		return split_get_used_t(vq, cookies, lens, n, in_order, B);
 	if (n > pending)
 		n = pending;
 	run = num - pos < n ? num - pos : n;
@@ -246,7 +243,7 @@ GV_INLINE void split_add_run(uint16_t *avail, uint16_t *order, const struct gv_s
 			     void *const *cookies, uint32_t run, uintptr_t *headp,
 			     struct gv_split_desc *const desc, struct gv_slot *const slot,
 			     const uint16_t *const next, const bool writable, const bool obj,
-			     uint32_t addr_off, uint64_t addr_add, uint32_t olen)
+			     uint32_t addr_off, uint64_t addr_add, uint32_t olen, const bool in_order)
 {
 	uint16_t *const av = avail + run, *const od = order + run;
 	void *const *const ck = cookies + run;
@@ -273,7 +270,8 @@ GV_INLINE void split_add_run(uint16_t *avail, uint16_t *order, const struct gv_s
 		 */
 		if (av[j] != (uint16_t)h)
 			av[j] = (uint16_t)h;
-		od[j] = (uint16_t)h; /* the posting order (private, see split_mark_unpublished) */
+		if (in_order) /* the posting order: read by IN_ORDER gets only */
+			od[j] = (uint16_t)h;
 		head = next[h];
 		d->addr = addr;
 		gvb_put32_16_16(&d->len, len, flags, 0);
@@ -293,7 +291,8 @@ GV_INLINE void split_add_run(uint16_t *avail, uint16_t *order, const struct gv_s
  */
 GV_INLINE uint32_t split_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 				  void *const *cookies, uint32_t n, const bool writable,
-				  const bool obj, uint32_t addr_off, uint64_t addr_add, uint32_t olen)
+				  const bool obj, uint32_t addr_off, uint64_t addr_add, uint32_t olen,
+				  const bool in_order)
 {
 	struct gv_split_desc *const desc = vq->s.desc;
 	uint16_t *const avail = vq->s.avail->ring;
@@ -310,10 +309,10 @@ GV_INLINE uint32_t split_add_fast(struct gv_vq *vq, const struct gv_seg *segs,
 		n = vq->num_free;
 	run = num - pos < n ? num - pos : n;
 	split_add_run(avail + pos, order + pos, segs, cookies, run, &head, desc, slot, next,
-		      writable, obj, addr_off, addr_add, olen);
+		      writable, obj, addr_off, addr_add, olen, in_order);
 	if (GV_UNLIKELY(run < n))
 		split_add_run(avail, order, obj ? NULL : segs + run, cookies + run, n - run, &head,
-			      desc, slot, next, writable, obj, addr_off, addr_add, olen);
+			      desc, slot, next, writable, obj, addr_off, addr_add, olen, in_order);
 	vq->s.free_head = (uint16_t)head;
 	vq->s.avail_idx = (uint16_t)(at + n);
 	vq->num_free -= n;
@@ -646,10 +645,13 @@ GV_INLINE uint32_t gvb_add_burst(struct gv_vq *vq, const struct gv_seg *segs,
 {
 	if (GV_UNLIKELY(vq->broken))
 		return 0;
-	if (L == GV_LAYOUT_SPLIT)
-		return split_add_fast(vq, segs, cookies, n, writable, false, 0, 0, 0);
-	if (vq->features & GV_VQ_F_IN_ORDER)
+	if (vq->features & GV_VQ_F_IN_ORDER) {
+		if (L == GV_LAYOUT_SPLIT)
+			return split_add_fast(vq, segs, cookies, n, writable, false, 0, 0, 0, true);
 		return packed_add_fast(vq, segs, cookies, n, writable, false, 0, 0, 0, true);
+	}
+	if (L == GV_LAYOUT_SPLIT)
+		return split_add_fast(vq, segs, cookies, n, writable, false, 0, 0, 0, false);
 	return packed_add_fast(vq, segs, cookies, n, writable, false, 0, 0, 0, false);
 }
 
@@ -665,11 +667,16 @@ GV_INLINE uint32_t gvb_add_rx_obj(struct gv_vq *vq, void *const *cookies, uint32
 {
 	if (GV_UNLIKELY(vq->broken))
 		return 0;
-	if (L == GV_LAYOUT_SPLIT)
-		return split_add_fast(vq, NULL, cookies, n, true, true, addr_off, addr_add, len);
-	if (vq->features & GV_VQ_F_IN_ORDER)
+	if (vq->features & GV_VQ_F_IN_ORDER) {
+		if (L == GV_LAYOUT_SPLIT)
+			return split_add_fast(vq, NULL, cookies, n, true, true, addr_off, addr_add,
+					      len, true);
 		return packed_add_fast(vq, NULL, cookies, n, true, true, addr_off, addr_add, len,
 				       true);
+	}
+	if (L == GV_LAYOUT_SPLIT)
+		return split_add_fast(vq, NULL, cookies, n, true, true, addr_off, addr_add, len,
+				      false);
 	return packed_add_fast(vq, NULL, cookies, n, true, true, addr_off, addr_add, len, false);
 }
 

@@ -91,10 +91,7 @@ struct gv_vq {
 	uint32_t inflight; /* chains posted and not returned */
 	struct gv_slot *slot; /* num entries */
 	uint16_t *next; /* num entries, split: private chain and free-list links */
-	/*
-	 * Posting order of chains, a ring of num ids: IN_ORDER reclaim reads
-	 * it, and split_get_used_t finds the chains not yet flushed in it.
-	 */
+	/* Posting order of chains (IN_ORDER reclaim): ring of num ids. */
 	uint16_t *order;
 	uint32_t order_put, order_get;
 	uint32_t detach_pos; /* gv_vq_detach scan cursor */

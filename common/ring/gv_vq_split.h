@@ -89,8 +89,8 @@ GV_INLINE bool split_free_tail(struct gv_slot *s, uint16_t *next, uintptr_t id, 
 	if (GV_UNLIKELY(gvb_get16_16(&s->ndesc) != GVB_16_16(1, 0))) {
 		const uint32_t nd = s->ndesc;
 
-		if (nd == 0 || s->last)
-			return false; /* not in flight, or not made available yet */
+		if (nd == 0)
+			return false;
 		last = split_chain_last(next, (uint32_t)id, nd);
 		*extrap += nd - 1;
 	}
@@ -249,45 +249,44 @@ GV_INLINE bool split_kick_prepare(struct gv_vq *vq, const enum gv_barrier B)
 }
 
 /*
- * Chains the device can return: those made available (published by
- * split_flush) and not yet returned. Each avail entry is used once, so
- * the used index can run at most this far past last_used; chains added
- * but not flushed are in flight for the driver and invisible to the
- * device.
+ * How many used entries the device published, checked against the chains
+ * it was given and has not returned (in flight, once the held ones are
+ * published): each avail entry is used once, so the used index runs at
+ * most that far past last_used. Returns 0 and breaks the queue when it
+ * ran ahead.
+ *
+ * Chains added since the last flush are published first, so that a used
+ * entry is only ever taken for a chain the device was given, and a chain
+ * returned is never published afterwards (a later flush would hand the
+ * device an avail entry whose descriptors are free, perhaps reused). The
+ * PMD's bursts publish what they add before they return: for them this
+ * is one compare.
  */
-GV_INLINE uint16_t split_published(const struct gv_vq *vq)
+static __attribute__((noinline, cold)) void split_publish_held(struct gv_vq *vq,
+								 const enum gv_barrier B)
 {
-	return (uint16_t)(vq->s.pub_idx - vq->s.last_used);
+	if (B == GV_BARRIER_MANDATORY)
+		split_flush(vq, GV_BARRIER_MANDATORY);
+	else
+		split_flush(vq, GV_BARRIER_SMP);
 }
 
-/*
- * How many used entries the device published, checked against the chains
- * it was given. Returns 0 and breaks the queue when the index ran ahead.
- */
 GV_INLINE uint16_t split_used_avail(struct gv_vq *vq, const enum gv_barrier B)
 {
-	uint16_t pending = (uint16_t)(gv_load16(&vq->s.used->idx) - vq->s.last_used);
+	uint16_t pending;
 
+	if (GV_UNLIKELY(vq->s.avail_idx != vq->s.pub_idx))
+		split_publish_held(vq, B); /* out of line: the bursts' copies stay lean */
+	pending = (uint16_t)(gv_load16(&vq->s.used->idx) - vq->s.last_used);
 	if (pending == 0)
 		return 0;
-	if (GV_UNLIKELY(pending > split_published(vq))) {
+	if (GV_UNLIKELY(pending > vq->inflight)) {
 		GV_VQ_FAIL(vq, bad_used_idx);
 		return 0;
 	}
 	/* The index load before the loads of the entries it covers. */
 	gv_rmb(B);
 	return pending;
-}
-
-/*
- * Chains added since the last flush are in flight but were never made
- * available: mark them (slot.last, unused by split otherwise) so that
- * split_free_tail refuses them, for as long as one get_used call runs.
- */
-GV_INLINE void split_mark_unpublished(struct gv_vq *vq, uint16_t mark)
-{
-	for (uint16_t p = vq->s.pub_idx; p != vq->s.avail_idx; p++)
-		vq->slot[vq->order[p & vq->mask]].last = mark;
 }
 
 /*
@@ -309,12 +308,8 @@ GV_INLINE uint32_t split_get_used_t(struct gv_vq *vq, void **cookies, uint32_t *
 	uint16_t *link = split_free_link(vq);
 	uint32_t extra = 0, k;
 
-	const bool unpublished = vq->s.avail_idx != vq->s.pub_idx;
-
 	if (n > pending)
 		n = pending;
-	if (GV_UNLIKELY(unpublished && n))
-		split_mark_unpublished(vq, 1);
 	for (k = 0; k < n; k++) {
 		const struct gv_split_used_elem *e = &ring[last_used & mask];
 		uint32_t id = gv_load32(&e->id), len = gv_load32(&e->len);
@@ -325,7 +320,7 @@ GV_INLINE uint32_t split_get_used_t(struct gv_vq *vq, void **cookies, uint32_t *
 			break;
 		}
 		s = &slot[id];
-		if (GV_UNLIKELY(s->ndesc == 0 || s->last)) {
+		if (GV_UNLIKELY(s->ndesc == 0)) {
 			GV_VQ_FAIL(vq, id_not_inflight);
 			break;
 		}
@@ -346,8 +341,6 @@ GV_INLINE uint32_t split_get_used_t(struct gv_vq *vq, void **cookies, uint32_t *
 		(void)split_free_tail(s, next, id, &link, &extra); /* in flight: checked above */
 		last_used++;
 	}
-	if (GV_UNLIKELY(unpublished && n))
-		split_mark_unpublished(vq, 0);
 	vq->s.last_used = last_used;
 	split_free_done(vq, link, k, extra);
 	return k;
@@ -382,10 +375,9 @@ GV_INLINE uint32_t split_reclaim_in_order(struct gv_vq *vq, void **cookies, uint
 GV_INLINE uint32_t split_used_pending(struct gv_vq *vq, const enum gv_barrier B)
 {
 	uint16_t pending = (uint16_t)(gv_load16(&vq->s.used->idx) - vq->s.last_used);
-	uint16_t published = split_published(vq);
 
 	(void)B;
-	return pending > published ? published : pending;
+	return pending > vq->inflight ? vq->inflight : pending;
 }
 
 /* The used index: it moves past last_used when the device returns a chain. */

@@ -490,11 +490,17 @@ static int loop_remove(struct rte_vdev_device *vdev)
 	return rte_eth_dev_close(dev->data->port_id);
 }
 
-/* Registered by gv_names.c. */
-struct rte_vdev_driver gv_loop_driver = {
+/* Only in the test library (gv_loop_static), never in the plugin. */
+static struct rte_vdev_driver gv_loop_driver = {
 	.probe = loop_probe,
 	.remove = loop_remove,
 };
+RTE_PMD_REGISTER_VDEV(net_gvirtio_loop, gv_loop_driver);
+RTE_PMD_REGISTER_PARAM_STRING(net_gvirtio_loop,
+			      "queues=<1-16> queue_size=<2-32768> packed_vq=<0|1> mrg_rxbuf=<0|1> "
+			      "in_order=<0|1> features=<hex mask> mac=<xx:xx:xx:xx:xx:xx> "
+			      "mtu=<68-65535> speed=<Mbps> ctrl_silent=<0|1> "
+			      "datapath=<simple|inorder|full>");
 
 
 /* ------------------------------------------------------------ test API -- */

@@ -4,7 +4,6 @@
  * drivers under their names:
  *   net_gvirtio_user   vhost-user vdev (gvirtio's own name)
  *   net_virtio_user    the same driver under DPDK's name, alias virtio_user
- *   net_gvirtio_loop   the loopback test device
  *   net_gvirtio        virtio-net PCI devices
  * and puts them ahead of DPDK's own virtio PMD (net_virtio, net_virtio_user)
  * whatever order EAL loaded the two plugins in: both buses give a device
@@ -14,7 +13,7 @@
  * before ours is re-registered behind them.
  *
  * GVIRTIO_PREFER=dpdk in the environment leaves DPDK's names to DPDK's
- * PMD: only net_gvirtio_user and net_gvirtio_loop are registered, and a
+ * PMD: only net_gvirtio_user is registered, and a
  * virtio PCI device goes to net_virtio when it is loaded.
  *
  * Two copies of gvirtio in one process (an installed one and one given
@@ -166,8 +165,6 @@ RTE_INIT(gv_names_init)
 		rte_vdev_unregister(&gv_user_driver);
 		return;
 	}
-	gv_loop_driver.driver.name = "net_gvirtio_loop";
-	rte_vdev_register(&gv_loop_driver);
 	if (!names.prefer_dpdk) {
 		gv_user_dpdk_driver.probe = gv_user_driver.probe;
 		gv_user_dpdk_driver.remove = gv_user_driver.remove;
@@ -196,8 +193,3 @@ RTE_PMD_REGISTER_PARAM_STRING(net_gvirtio,
 			      "speed=<Mbps>");
 RTE_PMD_REGISTER_PCI_TABLE(net_gvirtio, gv_pci_id_table);
 RTE_PMD_REGISTER_KMOD_DEP(net_gvirtio, "* vfio-pci");
-RTE_PMD_REGISTER_PARAM_STRING(net_gvirtio_loop,
-			      "queues=<1-16> queue_size=<2-32768> packed_vq=<0|1> mrg_rxbuf=<0|1> "
-			      "in_order=<0|1> features=<hex mask> mac=<xx:xx:xx:xx:xx:xx> "
-			      "mtu=<68-65535> speed=<Mbps> ctrl_silent=<0|1> "
-			      "datapath=<simple|inorder|full>");

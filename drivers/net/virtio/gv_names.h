@@ -14,7 +14,6 @@ struct rte_pci_driver;
 
 /* The drivers, without names: gv_names.c names and registers them. */
 extern struct rte_vdev_driver gv_user_driver; /* gv_user.c */
-extern struct rte_vdev_driver gv_loop_driver; /* gv_loop.c */
 extern struct rte_pci_driver gv_pci_driver; /* gv_pci.c */
 
 /*
