@@ -64,6 +64,7 @@ static bool g_verbose;
 enum gv_vec_mode fz_pmd_vec_mode;
 enum gv_rx_hdr fz_pmd_rx_hdr;
 unsigned int fz_pmd_vec_runs, fz_pmd_vec_broken, fz_pmd_vec_packed_runs, fz_pmd_started;
+unsigned int fz_pmd_rx_pkts;
 
 /* What the next probe builds (set from the input's header). */
 static struct {
@@ -269,6 +270,7 @@ static void op_rx_burst(struct run *r)
 	got = rte_eth_rx_burst(r->port, q, pkts, n);
 
 	FZ_CHECK(got <= n, "rx_burst returned %u of %u", got, n);
+	fz_pmd_rx_pkts += got;
 	FZ_CHECK(!sleep || got == 0, "monitor said sleep, rx_burst returned %u", got);
 	for (uint16_t i = 0; i < got; i++) {
 		fz_check_rx(pkts[i], r->port, r->rxmp);

@@ -55,8 +55,8 @@ extern enum gv_rx_hdr fz_pmd_rx_hdr;
 extern unsigned int fz_pmd_vec_runs;
 /* Of those, runs whose RX queue 0 the device broke; and on a packed ring. */
 extern unsigned int fz_pmd_vec_broken, fz_pmd_vec_packed_runs;
-/* Runs whose port started. */
-extern unsigned int fz_pmd_started;
+/* Runs whose port started; packets the RX bursts returned. */
+extern unsigned int fz_pmd_started, fz_pmd_rx_pkts;
 extern struct fzd g_fzd;
 
 /* Allocate the per-queue device state once (EAL up). */
