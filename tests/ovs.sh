@@ -36,7 +36,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 # OVS's DPDK memory is reserved up front (dpdk-socket-mem) from hugepages;
 # the testpmds run on memfd memory (--no-huge), so neither can starve the other.
-hugepages_reserve 300 || { echo "ovs: cannot reserve 300 2 MB hugepages"; exit 1; }
+hugepages_reserve 600 || { echo "ovs: cannot reserve 600 2 MB hugepages"; exit 1; }
 
 if ! ovs_begin "$run" "$ovs_prefix" || ! ovs_start ||
 	! ovs_bridge dpdkvhostuserclient "$work/vhu0.sock" "$work/vhu1.sock"; then

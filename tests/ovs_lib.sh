@@ -38,7 +38,7 @@ ovs_begin() {
 		sleep 0.1
 	done
 	ovs_vsctl --no-wait init &&
-		ovs_vsctl --no-wait set Open_vSwitch . other_config:dpdk-init=true other_config:dpdk-socket-mem=512 \
+		ovs_vsctl --no-wait set Open_vSwitch . other_config:dpdk-init=true other_config:dpdk-socket-mem=1024 \
 			other_config:dpdk-lcore-mask=0x1 other_config:pmd-cpu-mask=0x1 \
 			"other_config:dpdk-extra=--file-prefix=$2 --no-pci --no-telemetry" ||
 		{ ovs_err="ovsdb-server did not take the configuration"; return 1; }

@@ -265,7 +265,7 @@ vhost_down() {
 # both flows forwarded traffic, OVS logged no error; its log kept.
 ovs_wire_up() { # run
 	ovs_max=(0 0)
-	hugepages_reserve 300 || { ovs_err="cannot reserve 300 2 MB hugepages"; return 1; }
+	hugepages_reserve 600 || { ovs_err="cannot reserve 600 2 MB hugepages"; return 1; }
 	ovs_begin "$1/ovs" "gvovsg$$" && ovs_start && ovs_bridge dpdkvhostuser
 }
 ovs_poll() {
