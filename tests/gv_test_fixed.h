@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gv_test_fixed.h - what the tests of the core's fixed mode share
- * (test_fixed.c: split, gv_vq_fixed.h; test_fixed_packed.c: packed,
- * gv_vq_fixed_packed.h), header only: the objects posted as cookies,
+ * (common/ring/gv_vq_fixed.h; test_fixed.c: split, test_fixed_packed.c:
+ * packed), header only: the objects posted as cookies,
  * posting, a queue set up in fixed mode, the device taking chains, the
  * start of the enable and hostile cases and the end of a hostile case
  * (the queue broken with one counter, detach, reset, the mode entered
@@ -13,8 +13,7 @@
  * rounds and the end of a hostile step.
  *
  * The includer defines NUM (ring size), BUF (buffer length) and
- * GVT_FIXED_L (its layout, a literal: the fx_* verbs below call that
- * layout's fixed-mode verbs), then defines the steps that differ by
+ * GVT_FIXED_L (its layout, a literal, the gvf_* verbs' L), then defines the steps that differ by
  * layout: fx_ready(), fx_step_walk(), holes_in_step(), tx_post() and
  * tx_take_back().
  */
@@ -22,8 +21,8 @@
 #define GV_TEST_FIXED_H
 
 #include "gv_test_util.h"
+#include "gv_vq_burst.h"
 #include "gv_vq_fixed.h"
-#include "gv_vq_fixed_packed.h"
 
 /* A cookie: the object whose first 8 bytes hold its buffer's address. */
 struct obj {
@@ -33,47 +32,6 @@ struct obj {
 
 static uint8_t g_mem[2 * NUM][BUF];
 static struct obj g_obj[2 * NUM];
-
-/* The layout's fixed-mode verbs. */
-static inline uint32_t fx_room(const struct gv_vq *vq)
-{
-	return GVT_FIXED_L == GV_LAYOUT_SPLIT ? gvf_room(vq) : gvpf_room(vq);
-}
-
-static inline int fx_enable(struct gv_vq *vq, uint32_t len)
-{
-	return GVT_FIXED_L == GV_LAYOUT_SPLIT ? gv_vq_fixed_enable(vq, len) : gvpf_enable(vq, len);
-}
-
-static inline uint32_t fx_add(struct gv_vq *vq, void *const *ck, uint32_t n)
-{
-	return GVT_FIXED_L == GV_LAYOUT_SPLIT ? gvf_add(vq, ck, n, 0, 0) : gvpf_add(vq, ck, n, 0, 0);
-}
-
-static inline void *fx_cookie(const struct gv_vq *vq, uint32_t id)
-{
-	return GVT_FIXED_L == GV_LAYOUT_SPLIT ? gvf_cookie(vq, id) : gvpf_cookie(vq, id);
-}
-
-static inline bool fx_in_step(const struct gv_vq *vq)
-{
-	return GVT_FIXED_L == GV_LAYOUT_SPLIT ? gvf_in_step(vq) : gvpf_in_step(vq);
-}
-
-static inline void fx_take_in_step(struct gv_vq *vq, uint32_t k)
-{
-	if (GVT_FIXED_L == GV_LAYOUT_SPLIT)
-		gvf_take_in_step(vq, k);
-	else
-		gvpf_take_in_step(vq, k);
-}
-
-/* The general verb: 1 taken, 0 nothing (packed) or broken (split), -1 broken (packed). */
-static inline int fx_take_one(struct gv_vq *vq, void **ck, uint32_t *len, enum gv_barrier b)
-{
-	return GVT_FIXED_L == GV_LAYOUT_SPLIT ? (int)gvf_take_one(vq, ck, len)
-					      : gvpf_take_one(vq, ck, len, b);
-}
 
 static void objs_init(void)
 {
@@ -87,7 +45,7 @@ static void objs_init(void)
 static uint32_t post(struct gvt_q *q, uint32_t *free_objs, uint32_t *nfree, uint32_t max)
 {
 	void *ck[2 * NUM];
-	uint32_t n = fx_room(q->vq), added;
+	uint32_t n = gvf_room(q->vq), added;
 
 	if (n > *nfree)
 		n = *nfree;
@@ -95,7 +53,7 @@ static uint32_t post(struct gvt_q *q, uint32_t *free_objs, uint32_t *nfree, uint
 		n = max;
 	for (uint32_t i = 0; i < n; i++)
 		ck[i] = &g_obj[free_objs[*nfree - 1 - i]];
-	added = fx_add(q->vq, ck, n);
+	added = gvf_add(q->vq, ck, n, 0, 0, GVT_FIXED_L);
 	assert_int_equal(added, n);
 	*nfree -= n;
 	gv_vq_kick_prepare(q->vq);
@@ -106,8 +64,8 @@ static void fixed_setup(struct gvt_q *q, const struct gvt_param *p, uint32_t fea
 {
 	objs_init();
 	gvt_q_setup(q, p, NUM, features, 0);
-	assert_int_equal(fx_enable(q->vq, BUF), 0);
-	assert_int_equal(fx_room(q->vq), NUM);
+	assert_int_equal(gvf_enable(q->vq, BUF, GVT_FIXED_L), 0);
+	assert_int_equal(gvf_room(q->vq), NUM);
 }
 
 /* Take `n` chains on the device (one whole buffer each); their ids in ids[]. */
@@ -143,20 +101,18 @@ static void enable_before(struct gvt_q *q, const struct gvt_param *p)
 
 	objs_init();
 	assert_int_equal(gvt_q_init(q, other, p->barrier, 16, 0, 0), 0);
-	assert_int_equal(fx_enable(q->vq, BUF), -EINVAL);
+	assert_int_equal(gvf_enable(q->vq, BUF, GVT_FIXED_L), -EINVAL);
 	gvt_q_free(q);
 	gvt_q_setup(q, p, NUM, 0, 0);
-	assert_int_equal(fx_enable(q->vq, 0), -EINVAL);
+	assert_int_equal(gvf_enable(q->vq, 0, GVT_FIXED_L), -EINVAL);
 	assert_int_equal(gvt_post1(q, g_mem[0], BUF, true, GVT_COOKIE(0)), 0);
-	assert_int_equal(fx_enable(q->vq, BUF), -EBUSY);
+	assert_int_equal(gvf_enable(q->vq, BUF, GVT_FIXED_L), -EBUSY);
 	gv_vq_flush(q->vq);
 	assert_int_equal(gvt_dev_echo(q, 1), 1);
-	if (GVT_FIXED_L == GV_LAYOUT_SPLIT)
-		assert_int_equal(gvf_ready(q->vq, NUM, p->barrier), 0);
-	else
-		assert_int_equal(gvpf_take_one(q->vq, &ck, &len, p->barrier), 0);
-	assert_null(GVT_FIXED_L == GV_LAYOUT_SPLIT ? gvf_post_slots(q->vq, &len)
-						   : gvpf_post_slots(q->vq, &len));
+	assert_int_equal(gvf_ready(q->vq, NUM, GVT_FIXED_L, p->barrier), 0);
+	if (GVT_FIXED_L == GV_LAYOUT_PACKED)
+		assert_int_equal(gvf_take_one(q->vq, &ck, &len, GVT_FIXED_L, p->barrier), 0);
+	assert_null(gvf_post_slots(q->vq, &len, GVT_FIXED_L));
 	assert_int_equal(len, 0);
 	assert_int_equal(gv_vq_get_used(q->vq, &ck, &len, 1), 1);
 }
@@ -169,7 +125,7 @@ static void nothing_ready(struct gvt_q *q, const struct gvt_param *p)
 		void *ck;
 		uint32_t len;
 
-		assert_int_equal(fx_take_one(q->vq, &ck, &len, p->barrier), 0);
+		assert_int_equal(gvf_take_one(q->vq, &ck, &len, GVT_FIXED_L, p->barrier), 0);
 	}
 }
 
@@ -180,10 +136,10 @@ static void take_obj(struct gvt_q *q, const struct gvt_param *p, uint32_t obj, u
 	void *ck;
 	uint32_t got;
 
-	assert_int_equal(fx_take_one(q->vq, &ck, &got, p->barrier), 1);
+	assert_int_equal(gvf_take_one(q->vq, &ck, &got, GVT_FIXED_L, p->barrier), 1);
 	assert_ptr_equal(ck, &g_obj[obj]);
 	assert_int_equal(got, len);
-	assert_int_equal(fx_room(q->vq), room);
+	assert_int_equal(gvf_room(q->vq), room);
 }
 
 /* The device returns buffer `id` (object id) alone: it is the one ready, taken; then `room`. */
@@ -194,6 +150,46 @@ static void back_one(struct gvt_q *q, const struct gvt_param *p, uint16_t id, ui
 	gv_vqd_publish(q->vqd);
 	assert_int_equal(fx_ready(q, p), 1);
 	take_obj(q, p, id, len, room);
+}
+
+/*
+ * The mode is enforced: in fixed mode the general posting and taking
+ * verbs, out of line and inline, refuse (-EPERM / 0) and change nothing,
+ * not even a returned buffer, which the fixed verbs then take; the queue
+ * is not broken. After a reset the general verbs work again.
+ */
+static void test_mode_gate(void **state)
+{
+	const struct gvt_param *p = gvt_param(state);
+	uint32_t free_objs[2 * NUM], nfree = 0, lens[4];
+	const struct gv_seg seg = { gvt_iova(g_mem[NUM]), BUF };
+	void *ck[4] = { &g_obj[NUM] };
+	uint16_t ids[1];
+	struct gvt_q q;
+
+	fixed_setup(&q, p, GV_VQ_F_IN_ORDER);
+	for (uint32_t i = 0; i < 2 * NUM; i++)
+		free_objs[nfree++] = 2 * NUM - 1 - i;
+	assert_int_equal(post(&q, free_objs, &nfree, 2), 2);
+	dev_take(&q, ids, 1);
+	gv_vqd_push(q.vqd, ids[0], 1, 7);
+	gv_vqd_publish(q.vqd);
+	assert_int_equal(gv_vq_add(q.vq, &seg, 0, 1, ck[0], false), -EPERM);
+	assert_int_equal(gv_vq_add_burst(q.vq, &seg, ck, 1, true), 0);
+	assert_int_equal(gv_vq_get_used(q.vq, ck, lens, 4), 0);
+	assert_int_equal(gv_vq_reclaim_in_order(q.vq, ck, 4), 0);
+	assert_int_equal(gvb_add(q.vq, &seg, 0, 1, ck[0], false, GVT_FIXED_L, p->barrier), -EPERM);
+	assert_int_equal(gvb_add_burst(q.vq, &seg, ck, 1, true, GVT_FIXED_L), 0);
+	assert_int_equal(gvb_add_rx_obj(q.vq, ck, 1, 0, 0, BUF, GVT_FIXED_L), 0);
+	assert_int_equal(gvb_get_used(q.vq, ck, lens, 4, GVT_FIXED_L, p->barrier), 0);
+	assert_int_equal(gvb_reclaim_in_order(q.vq, ck, 4, GVT_FIXED_L, p->barrier), 0);
+	assert_false(gv_vq_broken(q.vq));
+	assert_int_equal(gv_vq_inflight(q.vq), 2);
+	assert_int_equal(fx_ready(&q, p), 1);
+	take_obj(&q, p, 0, 7, NUM - 1);
+	gvt_q_reset(&q);
+	assert_int_equal(gv_vq_add(q.vq, &seg, 0, 1, ck[0], false), 0);
+	gvt_q_free(&q);
 }
 
 /*
@@ -215,7 +211,7 @@ static void test_holes(void **state)
 	for (uint32_t i = 0; i < 2 * NUM; i++)
 		free_objs[nfree++] = 2 * NUM - 1 - i; /* posts objects 0, 1, 2, ... */
 	assert_int_equal(post(&q, free_objs, &nfree, NUM), NUM);
-	assert_int_equal(fx_room(q.vq), 0);
+	assert_int_equal(gvf_room(q.vq), 0);
 	dev_take(&q, ids, 6);
 	for (uint32_t i = 0; i < 6; i++)
 		assert_int_equal(ids[i], i);
@@ -224,20 +220,20 @@ static void test_holes(void **state)
 	gv_vqd_publish(q.vqd);
 	assert_int_equal(fx_ready(&q, p), 2);
 	take_obj(&q, p, 3, 30, 0);
-	assert_false(fx_in_step(q.vq));
+	assert_false(gvf_in_step(q.vq, GVT_FIXED_L));
 	take_obj(&q, p, 1, 10, 0);
 	nothing_ready(&q, p);
 	assert_int_equal(gv_vq_inflight(q.vq), NUM - 2);
 	back_one(&q, p, 0, 5, 2);
 	back_one(&q, p, 2, 20, 4);
-	assert_true(fx_in_step(q.vq));
+	assert_true(gvf_in_step(q.vq, GVT_FIXED_L));
 	gv_vqd_push(q.vqd, 4, 1, 40);
 	gv_vqd_push(q.vqd, 5, 1, 50);
 	gv_vqd_publish(q.vqd);
 	assert_int_equal(fx_ready(&q, p), 2);
 	holes_in_step(&q);
-	fx_take_in_step(q.vq, 2);
-	assert_int_equal(fx_room(q.vq), 6);
+	gvf_take_in_step(q.vq, 2, GVT_FIXED_L);
+	assert_int_equal(gvf_room(q.vq), 6);
 	assert_int_equal(gv_vq_inflight(q.vq), NUM - 6);
 	assert_int_equal(post(&q, free_objs, &nfree, 6), 6);
 	if (GVT_FIXED_L == GV_LAYOUT_SPLIT) {
@@ -321,10 +317,10 @@ static void random_rounds(const struct gvt_param *p, uint32_t features, uint64_t
 		r.free_objs[r.nfree++] = i;
 	for (uint32_t round = 0; round < 3000; round++) {
 		uint32_t n, k, ready;
-		const uint32_t wrap0 = GVT_FIXED_L == GV_LAYOUT_PACKED ? gvpf_used_wrap(q.vq) : 0;
+		const uint32_t wrap0 = GVT_FIXED_L == GV_LAYOUT_PACKED ? gvf_packed_used_wrap(q.vq) : 0;
 
 		/* Post: mark what goes out. */
-		for (uint32_t i = 0, m = r.nfree; i < fx_room(q.vq) && i < m; i++)
+		for (uint32_t i = 0, m = r.nfree; i < gvf_room(q.vq) && i < m; i++)
 			r.in_flight[r.free_objs[m - 1 - i]] = true;
 		post(&q, r.free_objs, &r.nfree, 2 * NUM);
 		/* Device takes a random number of chains. */
@@ -360,7 +356,7 @@ static void random_rounds(const struct gvt_param *p, uint32_t features, uint64_t
 			}
 		for (k = 0; k < n; k++) {
 			uint32_t len = (uint32_t)(gvt_rand(&seed) % (BUF + 1));
-			const struct obj *o = (const struct obj *)fx_cookie(q.vq, held[k]);
+			const struct obj *o = (const struct obj *)gvf_cookie(q.vq, held[k], GVT_FIXED_L);
 
 			r.sent_len[o->idx] = len;
 			gv_vqd_push(q.vqd, held[k], 1, len);
@@ -373,26 +369,26 @@ static void random_rounds(const struct gvt_param *p, uint32_t features, uint64_t
 		ready = fx_ready(&q, p);
 		assert_int_equal(ready, n);
 		k = 0;
-		if (fx_in_step(q.vq) && (round & 1)) {
+		if (gvf_in_step(q.vq, GVT_FIXED_L) && (round & 1)) {
 			k = fx_step_walk(&q, ready, &r);
-			fx_take_in_step(q.vq, k);
+			gvf_take_in_step(q.vq, k, GVT_FIXED_L);
 			batched += k;
 		}
 		for (; k < ready; k++) {
 			void *ck = NULL;
 			uint32_t len;
 
-			assert_int_equal(fx_take_one(q.vq, &ck, &len, p->barrier), 1);
+			assert_int_equal(gvf_take_one(q.vq, &ck, &len, GVT_FIXED_L, p->barrier), 1);
 			fx_got(&r, ck, len);
 		}
 		nothing_ready(&q, p);
 		if (GVT_FIXED_L == GV_LAYOUT_PACKED)
-			wraps += gvpf_used_wrap(q.vq) != wrap0;
+			wraps += gvf_packed_used_wrap(q.vq) != wrap0;
 		taken += ready;
-		out_of_step += !fx_in_step(q.vq);
+		out_of_step += !gvf_in_step(q.vq, GVT_FIXED_L);
 		assert_false(gv_vq_broken(q.vq));
 		assert_int_equal(gv_vq_inflight(q.vq), nheld + gv_vqd_avail_count(q.vqd, NUM));
-		assert_true(fx_room(q.vq) <= NUM - gv_vq_inflight(q.vq));
+		assert_true(gvf_room(q.vq) <= NUM - gv_vq_inflight(q.vq));
 	}
 	assert_int_equal(taken, returned);
 	assert_true(returned > 3000);
@@ -456,21 +452,17 @@ static void hostile_end(struct gvt_q *q, const struct gvt_param *p, enum bad bad
 	uint16_t ids[1];
 	void *ck = NULL;
 
-	if (GVT_FIXED_L == GV_LAYOUT_SPLIT) {
-		if (gvf_ready(q->vq, NUM, p->barrier) == 1)
-			assert_int_equal(gvf_take_one(q->vq, &ck, &len), 0);
-	} else {
-		assert_int_equal(gvpf_take_one(q->vq, &ck, &len, p->barrier), -1);
-	}
+	/* Split: a bad used index breaks the queue in gvf_ready itself. */
+	if (gvf_ready(q->vq, NUM, GVT_FIXED_L, p->barrier) >= 1)
+		assert_int_equal(gvf_take_one(q->vq, &ck, &len, GVT_FIXED_L, p->barrier), -1);
 	assert_true(gv_vq_broken(q->vq));
 	gv_vq_stats(q->vq, &s);
 	assert_int_equal(gvt_stats_total(&s), 1);
 	assert_int_equal(bad_count(&s, bad), 1);
-	if (GVT_FIXED_L == GV_LAYOUT_SPLIT)
-		assert_int_equal(gvf_ready(q->vq, NUM, p->barrier), 0);
-	else
-		assert_int_equal(gvpf_take_one(q->vq, &ck, &len, p->barrier), -1);
-	assert_int_equal(fx_add(q->vq, (void **)&ck, 1), 0);
+	assert_int_equal(gvf_ready(q->vq, NUM, GVT_FIXED_L, p->barrier), 0);
+	if (GVT_FIXED_L == GV_LAYOUT_PACKED)
+		assert_int_equal(gvf_take_one(q->vq, &ck, &len, GVT_FIXED_L, p->barrier), -1);
+	assert_int_equal(gvf_add(q->vq, (void **)&ck, 1, 0, 0, GVT_FIXED_L), 0);
 	while ((ck = gv_vq_detach(q->vq)) != NULL) {
 		const struct obj *o = ck;
 
@@ -482,7 +474,7 @@ static void hostile_end(struct gvt_q *q, const struct gvt_param *p, enum bad bad
 	assert_int_equal(gv_vq_inflight(q->vq), 0);
 	gvt_q_reset(q);
 	assert_false(gv_vq_broken(q->vq));
-	assert_int_equal(fx_enable(q->vq, BUF), 0);
+	assert_int_equal(gvf_enable(q->vq, BUF, GVT_FIXED_L), 0);
 	for (uint32_t i = 0; i < NUM; i++)
 		free_objs[nfree++] = i;
 	assert_int_equal(post(q, free_objs, &nfree, NUM), NUM);
@@ -490,7 +482,7 @@ static void hostile_end(struct gvt_q *q, const struct gvt_param *p, enum bad bad
 	gv_vqd_push(q->vqd, ids[0], 1, 7);
 	gv_vqd_publish(q->vqd);
 	assert_int_equal(fx_ready(q, p), 1);
-	assert_int_equal(fx_take_one(q->vq, &ck, &len, p->barrier), 1);
+	assert_int_equal(gvf_take_one(q->vq, &ck, &len, GVT_FIXED_L, p->barrier), 1);
 	assert_int_equal(len, 7);
 	gvt_q_free(q);
 }
@@ -547,20 +539,15 @@ static void tx_post(struct gvt_q *q, uint32_t n, uint32_t *next);
 static uint32_t tx_take_back(struct gvt_q *q, const struct gvt_param *p, uint32_t back,
 			     uint64_t *seed);
 
-static inline int fx_tx_enable(struct gv_vq *vq)
-{
-	return GVT_FIXED_L == GV_LAYOUT_SPLIT ? gv_vq_fixed_tx_enable(vq) : gvpf_tx_enable(vq);
-}
-
 /* TX fixed mode: refused without IN_ORDER, then entered on a fresh queue. */
 static void tx_start(struct gvt_q *q, const struct gvt_param *p)
 {
 	objs_init();
 	gvt_q_setup(q, p, NUM, 0, 0);
-	assert_int_equal(fx_tx_enable(q->vq), -EINVAL);
+	assert_int_equal(gvf_tx_enable(q->vq, GVT_FIXED_L), -EINVAL);
 	gvt_q_free(q);
 	gvt_q_setup(q, p, NUM, GV_VQ_F_IN_ORDER, 0);
-	assert_int_equal(fx_tx_enable(q->vq), 0);
+	assert_int_equal(gvf_tx_enable(q->vq, GVT_FIXED_L), 0);
 }
 
 /*
@@ -575,14 +562,14 @@ static void tx_rounds(struct gvt_q *q, const struct gvt_param *p, uint32_t round
 	for (uint32_t round = 0; round < rounds; round++) {
 		uint32_t ret;
 
-		tx_post(q, gvt_below(seed, fx_room(q->vq) + 1), next);
+		tx_post(q, gvt_below(seed, gvf_room(q->vq) + 1), next);
 		tx_dev_take_all(q, taken);
 		assert_int_equal(*taken, *next);
 		ret = gvt_below(seed, *taken - *back + 1);
 		tx_dev_return(q, *back, ret, seed);
 		assert_int_equal(tx_take_back(q, p, *back, seed), ret);
 		*back += ret;
-		assert_int_equal(fx_room(q->vq), NUM - (*next - *back));
+		assert_int_equal(gvf_room(q->vq), NUM - (*next - *back));
 	}
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_fixed.c - the split ring's fixed mode (common/ring/gv_vq_fixed.h),
+ * test_fixed.c - the split ring's fixed mode (common/ring/gv_vq_fixed.h on a split ring; gv_vq_fixed_split.h),
  * the core under the vector RX paths, against the device end, both
  * barrier policies:
  *   enable      refused on a packed ring, a zero length, buffers in flight;
@@ -16,7 +16,7 @@
  *               buffer, used index ahead, IN_ORDER out of order: the queue
  *               breaks with exactly that counter, detach gives every
  *               outstanding cookie back once, reset and re-enable work
- *   tx          TX fixed mode (gv_vq_fixed_tx_enable): refused without
+ *   tx          TX fixed mode (gvf_tx_enable): refused without
  *               IN_ORDER; thousands of rounds of random post sizes over
  *               many laps, the device sees one readable descriptor per
  *               buffer with the address and length written, at id ==
@@ -38,7 +38,7 @@ static void test_enable(void **state)
 
 	enable_before(&q, p);
 	/* Once the chain is back (scalar verbs), the mode can be entered. */
-	assert_int_equal(gv_vq_fixed_enable(q.vq, BUF), 0);
+	assert_int_equal(gvf_enable(q.vq, BUF, GV_LAYOUT_SPLIT), 0);
 	/* The avail ring is i -> i, every descriptor writable and BUF long. */
 	for (uint32_t i = 0; i < NUM; i++) {
 		assert_int_equal(gvt_split_avail(&q)->ring[i], i);
@@ -51,34 +51,34 @@ static void test_enable(void **state)
 /* test_holes: 4 and 5 in step, as the vector path takes them. */
 static void holes_in_step(struct gvt_q *q)
 {
-	for (uint32_t k = 0; k < 2; k++) {
-		const struct gv_split_used_elem *e =
-			&gvf_used_ring(q->vq)[(uint16_t)(gvf_last_used(q->vq) + k) & gvf_mask(q->vq)];
+	const uint32_t up = gvf_used_pos(q->vq, GV_LAYOUT_SPLIT), mask = gvf_num(q->vq) - 1;
 
-		assert_int_equal(e->id, (gvf_last_used(q->vq) + k) & gvf_mask(q->vq));
-		assert_ptr_equal(gvf_cookie(q->vq, e->id), &g_obj[4 + k]);
+	for (uint32_t k = 0; k < 2; k++) {
+		const struct gv_split_used_elem *e = &gvf_split_used(q->vq)[(up + k) & mask];
+
+		assert_int_equal(e->id, (up + k) & mask);
+		assert_ptr_equal(gvf_cookie(q->vq, e->id, GV_LAYOUT_SPLIT), &g_obj[4 + k]);
 	}
 }
 
 /* The split steps gv_test_fixed.h calls: ready = the entries the used index covers. */
 static uint32_t fx_ready(struct gvt_q *q, const struct gvt_param *p)
 {
-	return gvf_ready(q->vq, 2 * NUM, p->barrier);
+	return gvf_ready(q->vq, 2 * NUM, GV_LAYOUT_SPLIT, p->barrier);
 }
 
 /* As a vector burst: id == position, length within the buffer. */
 static uint32_t fx_step_walk(struct gvt_q *q, uint32_t ready, struct fx_round *r)
 {
-	const uint16_t lu = gvf_last_used(q->vq);
+	const uint32_t up = gvf_used_pos(q->vq, GV_LAYOUT_SPLIT), mask = gvf_num(q->vq) - 1;
 	uint32_t k = 0;
 
 	while (k < ready) {
-		const struct gv_split_used_elem *e =
-			&gvf_used_ring(q->vq)[(uint16_t)(lu + k) & gvf_mask(q->vq)];
+		const struct gv_split_used_elem *e = &gvf_split_used(q->vq)[(up + k) & mask];
 
-		if (e->id != ((uint16_t)(lu + k) & gvf_mask(q->vq)) || e->len > gvf_len(q->vq))
+		if (e->id != ((up + k) & mask) || e->len > gvf_len(q->vq, GV_LAYOUT_SPLIT))
 			break;
-		fx_got(r, gvf_cookie(q->vq, e->id), e->len);
+		fx_got(r, gvf_cookie(q->vq, e->id, GV_LAYOUT_SPLIT), e->len);
 		k++;
 	}
 	return k;
@@ -130,9 +130,10 @@ static void tx_post(struct gvt_q *q, uint32_t n, uint32_t *next)
 	uint32_t done = 0;
 
 	while (done < n) {
-		struct gv_split_desc *d;
+		void *pairs;
 		uint32_t room;
-		void **slots = gvf_tx_post_slots(q->vq, &room, &d);
+		void **slots = gvf_tx_slots(q->vq, &room, UINT32_MAX, &pairs, NULL, GV_LAYOUT_SPLIT);
+		struct gv_split_desc *d = pairs; /* split: the descriptors themselves */
 
 		assert_true(room > 0);
 		if (room > n - done)
@@ -144,7 +145,7 @@ static void tx_post(struct gvt_q *q, uint32_t n, uint32_t *next)
 			/* A whole descriptor at once, as a vector store writes it. */
 			d[i] = (struct gv_split_desc){ o->addr, 1 + o->idx, 0, 0 };
 		}
-		gvf_post_commit_tx(q->vq, room);
+		gvf_tx_commit(q->vq, room, NULL, GV_LAYOUT_SPLIT);
 		done += room;
 	}
 	gv_vq_kick_prepare(q->vq);
@@ -159,14 +160,14 @@ static uint32_t tx_take_back(struct gvt_q *q, const struct gvt_param *p, uint32_
 	(void)seed;
 	for (uint32_t i = 0; i < NUM; i++)
 		gvt_split_used(q)->ring[i].id = 0xdead;
-	k = gvf_ready(q->vq, 2 * NUM, p->barrier);
-	assert_true(gvf_in_step(q->vq));
+	k = gvf_tx_done(q->vq, 2 * NUM, GV_LAYOUT_SPLIT, p->barrier);
+	assert_true(gvf_in_step(q->vq, GV_LAYOUT_SPLIT));
 	for (uint32_t i = 0; i < k; i++) {
-		const uint32_t pos = (uint16_t)(gvf_last_used(q->vq) + i) & gvf_mask(q->vq);
+		const uint32_t pos = (gvf_used_pos(q->vq, GV_LAYOUT_SPLIT) + i) % NUM;
 
-		assert_ptr_equal(gvf_cookies(q->vq)[pos], &g_obj[(back + i) % (2 * NUM)]);
+		assert_ptr_equal(gvf_cookies(q->vq, GV_LAYOUT_SPLIT)[pos], &g_obj[(back + i) % (2 * NUM)]);
 	}
-	gvf_take_in_step(q->vq, k);
+	gvf_tx_take(q->vq, k, GV_LAYOUT_SPLIT);
 	return k;
 }
 
@@ -188,7 +189,7 @@ static void test_tx(void **state)
 	/* Hostile: the used index runs ahead of what is in flight. */
 	tx_post(&q, gvf_room(q.vq), &next);
 	gvt_split_used(&q)->idx = (uint16_t)(gvt_split_used(&q)->idx + NUM + 1);
-	assert_int_equal(gvf_ready(q.vq, 2 * NUM, p->barrier), 0);
+	assert_int_equal(gvf_tx_done(q.vq, 2 * NUM, GV_LAYOUT_SPLIT, p->barrier), 0);
 	gv_vq_stats(q.vq, &s);
 	assert_int_equal(s.bad_used_idx, 1);
 	tx_end_broken(&q, back, next);
@@ -197,7 +198,7 @@ static void test_tx(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		GVT_TEST_SPLIT(test_enable),	  GVT_TEST_SPLIT(test_holes),
+		GVT_TEST_SPLIT(test_enable), GVT_TEST_SPLIT(test_mode_gate),	  GVT_TEST_SPLIT(test_holes),
 		GVT_TEST_SPLIT(test_random),	  GVT_TEST_SPLIT(test_random_in_order),
 		GVT_TEST_SPLIT(test_hostile),	  GVT_TEST_SPLIT(test_tx),
 	};

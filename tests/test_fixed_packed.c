@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_fixed_packed.c - the packed ring's fixed mode
- * (common/ring/gv_vq_fixed_packed.h), the core under the packed vector RX
+ * (common/ring/gv_vq_fixed.h on a packed ring; gv_vq_fixed_packed.h), the core under the packed vector RX
  * paths, against the device end, both barrier policies, on a ring size
  * that is not a power of two:
  *   enable      refused on a split ring, a zero length, buffers in flight;
@@ -28,7 +28,7 @@
  *               it; the driver takes them in-step (flags, then id and
  *               length, as a vector burst) or one by one and checks each
  *               one's bytes and length; bounded by a deadline
- *   tx          TX fixed mode (gvpf_tx_enable): refused without IN_ORDER;
+ *   tx          TX fixed mode (gvf_tx_enable): refused without IN_ORDER;
  *               thousands of rounds of random post sizes over many laps,
  *               the device sees one readable descriptor per buffer with
  *               the address and length given, at id == position, and
@@ -62,9 +62,9 @@ static void test_enable(void **state)
 
 	enable_before(&q, p);
 	/* Entered one position into the ring: buffer ids follow positions. */
-	assert_int_equal(gvpf_enable(q.vq, BUF), 0);
-	assert_int_equal(gvpf_used_pos(q.vq), 1);
-	assert_int_equal(gvpf_add(q.vq, cks, 4, 0, 0), 4);
+	assert_int_equal(gvf_enable(q.vq, BUF, GV_LAYOUT_PACKED), 0);
+	assert_int_equal(gvf_used_pos(q.vq, GV_LAYOUT_PACKED), 1);
+	assert_int_equal(gvf_add(q.vq, cks, 4, 0, 0, GV_LAYOUT_PACKED), 4);
 	/* The first one's flags are held back; the others are whole. */
 	assert_int_equal(gvt_packed_desc(&q)[1].flags, 0);
 	for (uint32_t i = 1; i <= 4; i++) {
@@ -81,7 +81,7 @@ static void test_enable(void **state)
 	assert_int_equal(gvt_packed_desc(&q)[1].flags, GV_DESC_F_WRITE | GV_DESC_F_AVAIL);
 	assert_int_equal(gv_vqd_avail_count(q.vqd, NUM), 4);
 	/* Nothing used yet: nothing taken, not broken. */
-	assert_int_equal(gvpf_take_one(q.vq, &ck, &len, p->barrier), 0);
+	assert_int_equal(packed_fixed_take_one(q.vq, &ck, &len, p->barrier), 0);
 	assert_int_equal(gv_vq_used_pending(q.vq), 0);
 	assert_false(gv_vq_broken(q.vq));
 	gvt_q_free(&q);
@@ -90,15 +90,15 @@ static void test_enable(void **state)
 /* test_holes: 4 and 5 in step at positions 4 and 5, as the vector path takes them. */
 static void holes_in_step(struct gvt_q *q)
 {
-	assert_int_equal(gvpf_used_pos(q->vq), 4);
+	assert_int_equal(gvf_used_pos(q->vq, GV_LAYOUT_PACKED), 4);
 	for (uint32_t k = 0; k < 2; k++) {
-		const struct gv_packed_desc *d = &gvpf_ring(q->vq)[4 + k];
+		const struct gv_packed_desc *d = &gvf_packed_ring(q->vq)[4 + k];
 
 		assert_int_equal(d->flags & (GV_DESC_F_AVAIL | GV_DESC_F_USED),
-				 GVPF_USED_BITS(gvpf_used_wrap(q->vq)));
+				 GVPF_USED_BITS(gvf_packed_used_wrap(q->vq)));
 		assert_int_equal(d->id, 4 + k);
 		assert_int_equal(d->len, 40 + 10 * k);
-		assert_ptr_equal(gvpf_cookie(q->vq, d->id), &g_obj[4 + k]);
+		assert_ptr_equal(gvf_cookie(q->vq, d->id, GV_LAYOUT_PACKED), &g_obj[4 + k]);
 	}
 }
 
@@ -112,15 +112,15 @@ static uint32_t fx_ready(struct gvt_q *q, const struct gvt_param *p)
 /* As a vector burst: flags, id == position, length, across the ring end. */
 static uint32_t fx_step_walk(struct gvt_q *q, uint32_t ready, struct fx_round *r)
 {
-	uint32_t pos = gvpf_used_pos(q->vq), w = gvpf_used_wrap(q->vq), k = 0;
+	uint32_t pos = gvf_used_pos(q->vq, GV_LAYOUT_PACKED), w = gvf_packed_used_wrap(q->vq), k = 0;
 
-	while (k < ready && k < gvpf_inflight(q->vq)) {
-		const struct gv_packed_desc *d = &gvpf_ring(q->vq)[pos];
+	while (k < ready && k < gvf_inflight(q->vq)) {
+		const struct gv_packed_desc *d = &gvf_packed_ring(q->vq)[pos];
 
 		if ((d->flags & (GV_DESC_F_AVAIL | GV_DESC_F_USED)) != GVPF_USED_BITS(w) ||
-		    d->id != pos || d->len > gvpf_len(q->vq))
+		    d->id != pos || d->len > gvf_len(q->vq, GV_LAYOUT_PACKED))
 			break;
-		fx_got(r, gvpf_cookie(q->vq, d->id), d->len);
+		fx_got(r, gvf_cookie(q->vq, d->id, GV_LAYOUT_PACKED), d->len);
 		k++;
 		if (++pos == NUM) {
 			pos = 0;
@@ -164,7 +164,7 @@ static void hostile(const struct gvt_param *p, enum bad bad)
 		take_obj(&q, p, 2, 12, NUM - 1);
 		take_obj(&q, p, 3, 13, NUM);
 		assert_int_equal(gv_vq_used_pending(q.vq), 0);
-		assert_int_equal(gvpf_take_one(q.vq, &ck, &len, p->barrier), 0);
+		assert_int_equal(packed_fixed_take_one(q.vq, &ck, &len, p->barrier), 0);
 		assert_false(gv_vq_broken(q.vq));
 		assert_null(gv_vq_detach(q.vq));
 		gvt_q_free(&q);
@@ -256,30 +256,30 @@ static void threads(const struct gvt_param *p)
 		free_objs[nfree++] = i;
 	}
 	gvt_q_setup(&t->q, p, T_NUM, GV_VQ_F_IN_ORDER | GV_VQ_F_EVENT_IDX, 0);
-	assert_int_equal(gvpf_enable(t->q.vq, T_BUF), 0);
+	assert_int_equal(gvf_enable(t->q.vq, T_BUF, GV_LAYOUT_PACKED), 0);
 	assert_int_equal(pthread_create(&th, NULL, t_device, t), 0);
 	while (seq < T_BUFS && t_now() < deadline && !atomic_load(&t->dev_fail)) {
 		void *ck[T_OBJS];
-		uint32_t n = gvpf_room(t->q.vq) < nfree ? gvpf_room(t->q.vq) : nfree, k = 0;
+		uint32_t n = gvf_room(t->q.vq) < nfree ? gvf_room(t->q.vq) : nfree, k = 0;
 
 		for (uint32_t i = 0; i < n; i++)
 			ck[i] = &t->obj[free_objs[--nfree]];
-		if (gvpf_add(t->q.vq, ck, n, 0, 0) != n)
+		if (gvf_add(t->q.vq, ck, n, 0, 0, GV_LAYOUT_PACKED) != n)
 			break;
 		gv_vq_kick_prepare(t->q.vq);
-		if (gvpf_in_step(t->q.vq) && (gvt_rand(&rs) & 1)) {
+		if (gvf_in_step(t->q.vq, GV_LAYOUT_PACKED) && (gvt_rand(&rs) & 1)) {
 			/* In step, as a vector burst: flags, barrier, then id and length. */
-			uint32_t pos = gvpf_used_pos(t->q.vq), w = gvpf_used_wrap(t->q.vq);
+			uint32_t pos = gvf_used_pos(t->q.vq, GV_LAYOUT_PACKED), w = gvf_packed_used_wrap(t->q.vq);
 
-			while (k < gvpf_inflight(t->q.vq)) {
-				const struct gv_packed_desc *d = &gvpf_ring(t->q.vq)[pos];
+			while (k < gvf_inflight(t->q.vq)) {
+				const struct gv_packed_desc *d = &gvf_packed_ring(t->q.vq)[pos];
 				const uint16_t f = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
 				const struct obj *o;
 
 				if ((f & (GV_DESC_F_AVAIL | GV_DESC_F_USED)) != GVPF_USED_BITS(w))
 					break;
 				assert_int_equal(d->id, pos);
-				o = gvpf_cookie(t->q.vq, pos);
+				o = gvf_cookie(t->q.vq, pos, GV_LAYOUT_PACKED);
 				assert_int_equal(d->len, t_len(seq + k));
 				assert_memory_equal(t->mem[o->idx], &(uint32_t){ seq + k }, 4);
 				free_objs[nfree++] = o->idx;
@@ -289,14 +289,14 @@ static void threads(const struct gvt_param *p)
 					w ^= 1;
 				}
 			}
-			gvpf_take_in_step(t->q.vq, k);
+			packed_fixed_take_in_step(t->q.vq, k);
 			batched += k;
 		} else {
 			void *c;
 			uint32_t len;
 			int rc;
 
-			while ((rc = gvpf_take_one(t->q.vq, &c, &len, p->barrier)) == 1) {
+			while ((rc = packed_fixed_take_one(t->q.vq, &c, &len, p->barrier)) == 1) {
 				const struct obj *o = c;
 
 				assert_int_equal(len, t_len(seq + k));
@@ -340,8 +340,9 @@ static void tx_post_p(struct gvt_q *q, uint32_t n, uint32_t *next, bool publish)
 
 	while (done < n) {
 		struct gv_seg segs[NUM];
+		void *pairs;
 		uint32_t room;
-		void **slots = gvpf_post_slots(q->vq, &room);
+		void **slots = gvf_tx_slots(q->vq, &room, NUM, &pairs, segs, GV_LAYOUT_PACKED);
 
 		assert_true(room > 0);
 		if (room > n - done)
@@ -350,9 +351,9 @@ static void tx_post_p(struct gvt_q *q, uint32_t n, uint32_t *next, bool publish)
 			const struct obj *o = &g_obj[(*next)++ % (2 * NUM)];
 
 			slots[i] = (void *)o;
-			segs[i] = (struct gv_seg){ o->addr, 1 + o->idx };
+			((struct gv_seg *)pairs)[i] = (struct gv_seg){ o->addr, 1 + o->idx };
 		}
-		gvpf_post_commit_tx(q->vq, room, segs);
+		gvf_tx_commit(q->vq, room, segs, GV_LAYOUT_PACKED);
 		done += room;
 	}
 	if (publish)
@@ -368,21 +369,21 @@ static void tx_post(struct gvt_q *q, uint32_t n, uint32_t *next)
 static uint32_t tx_take_back(struct gvt_q *q, const struct gvt_param *p, uint32_t back,
 			     uint64_t *seed)
 {
-	uint32_t got = 0;
-	int32_t k;
+	uint32_t got = 0, k;
 
-	while ((k = gvpf_tx_done(q->vq, p->barrier)) > 0) {
-		uint32_t t = 1 + gvt_below(seed, (uint32_t)k);
+	while ((k = gvf_tx_done(q->vq, UINT32_MAX, GV_LAYOUT_PACKED, p->barrier)) > 0) {
+		uint32_t t = 1 + gvt_below(seed, k);
 
 		for (uint32_t i = 0; i < t; i++) {
-			const uint32_t pos = (gvpf_used_pos(q->vq) + i) % NUM;
+			const uint32_t pos = (gvf_used_pos(q->vq, GV_LAYOUT_PACKED) + i) % NUM;
 
-			assert_ptr_equal(gvpf_cookies(q->vq)[pos], &g_obj[(back + got + i) % (2 * NUM)]);
+			assert_ptr_equal(gvf_cookies(q->vq, GV_LAYOUT_PACKED)[pos],
+					 &g_obj[(back + got + i) % (2 * NUM)]);
 		}
-		gvpf_tx_take(q->vq, t);
+		gvf_tx_take(q->vq, t, GV_LAYOUT_PACKED);
 		got += t;
 	}
-	assert_int_equal(k, 0);
+	assert_false(gv_vq_broken(q->vq));
 	return got;
 }
 
@@ -402,15 +403,15 @@ static void test_tx(void **state)
 		gv_vqd_push_in_order_batch(q.vqd, (uint16_t)((next - 1) % NUM), 0,
 					   (uint16_t)(next - back), next - back);
 		gv_vqd_publish(q.vqd);
-		assert_int_equal(gvpf_tx_done(q.vq, p->barrier), (int32_t)(next - back));
-		gvpf_tx_take(q.vq, next - back);
+		assert_int_equal(packed_fixed_tx_done(q.vq, p->barrier), (int32_t)(next - back));
+		packed_fixed_tx_take(q.vq, next - back);
 		back = next;
 	}
 	tx_post(&q, 2, &next);
 	tx_dev_take_all(&q, &taken);
 	gv_vqd_push_in_order_batch(q.vqd, (uint16_t)((back + 2) % NUM), 0, 3, 3);
 	gv_vqd_publish(q.vqd);
-	assert_int_equal(gvpf_tx_done(q.vq, p->barrier), -1);
+	assert_int_equal(packed_fixed_tx_done(q.vq, p->barrier), -1);
 	gv_vq_stats(q.vq, &s);
 	assert_int_equal(s.id_not_inflight, 1);
 	tx_end_broken(&q, back, next);
@@ -434,30 +435,30 @@ static void test_tx_reset(void **state)
 
 	objs_init();
 	gvt_q_setup(&q, p, NUM, GV_VQ_F_IN_ORDER, 0);
-	assert_int_equal(gvpf_tx_enable(q.vq), 0);
+	assert_int_equal(gvf_tx_enable(q.vq, GV_LAYOUT_PACKED), 0);
 	tx_post(&q, 4, &next);
 	tx_dev_take_all(&q, &taken);
 	gv_vqd_push_in_order_batch(q.vqd, 3, 0, 4, 4);
 	gv_vqd_publish(q.vqd);
-	assert_int_equal(gvpf_tx_done(q.vq, p->barrier), 4);
-	gvpf_tx_take(q.vq, 1);
-	assert_int_equal(gvpf_tx_done(q.vq, p->barrier), 3);
+	assert_int_equal(packed_fixed_tx_done(q.vq, p->barrier), 4);
+	packed_fixed_tx_take(q.vq, 1);
+	assert_int_equal(packed_fixed_tx_done(q.vq, p->barrier), 3);
 	while ((ck = gv_vq_detach(q.vq)) != NULL)
 		assert_ptr_equal(ck, &g_obj[1 + seen++]);
 	assert_int_equal(seen, 3);
 	gvt_q_reset(&q);
-	assert_int_equal(gvpf_tx_done(q.vq, p->barrier), 0);
-	assert_int_equal(gvpf_tx_enable(q.vq), 0);
-	assert_int_equal(gvpf_tx_done(q.vq, p->barrier), 0);
+	assert_int_equal(packed_fixed_tx_done(q.vq, p->barrier), 0);
+	assert_int_equal(gvf_tx_enable(q.vq, GV_LAYOUT_PACKED), 0);
+	assert_int_equal(packed_fixed_tx_done(q.vq, p->barrier), 0);
 	/* 2 published, 2 more posted with their head held back. */
 	next = 0;
 	tx_post(&q, 2, &next);
 	tx_post_p(&q, 2, &next, false);
-	d = &gvt_packed_desc(&q)[gvpf_used_pos(q.vq)];
+	d = &gvt_packed_desc(&q)[gvf_used_pos(q.vq, GV_LAYOUT_PACKED)];
 	d->id = 3;
 	d->len = 0;
-	d->flags = (uint16_t)GVPF_USED_BITS(gvpf_used_wrap(q.vq));
-	assert_int_equal(gvpf_tx_done(q.vq, p->barrier), -1);
+	d->flags = (uint16_t)GVPF_USED_BITS(gvf_packed_used_wrap(q.vq));
+	assert_int_equal(packed_fixed_tx_done(q.vq, p->barrier), -1);
 	gv_vq_stats(q.vq, &s);
 	assert_int_equal(s.id_not_inflight, 1);
 	assert_int_equal(gvt_stats_total(&s), 1);
@@ -467,7 +468,7 @@ static void test_tx_reset(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		GVT_TEST_PACKED(test_enable),	   GVT_TEST_PACKED(test_holes),
+		GVT_TEST_PACKED(test_enable), GVT_TEST_PACKED(test_mode_gate),	   GVT_TEST_PACKED(test_holes),
 		GVT_TEST_PACKED(test_random),	   GVT_TEST_PACKED(test_random_in_order),
 		GVT_TEST_PACKED(test_hostile),	   GVT_TEST_PACKED(test_threads),
 		GVT_TEST_PACKED(test_tx),	   GVT_TEST_PACKED(test_tx_reset),

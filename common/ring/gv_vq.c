@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gv_vq.c - the driver end's public verbs. Each checks the broken flag,
+ * gv_vq.c - the driver end's public verbs. Each checks the broken flag
+ * (the posting and taking verbs: the gate, shut also in fixed mode),
  * then switches once on (layout, barrier policy) into the layout twins of
  * gv_vq_split.h / gv_vq_packed.h, which the compiler specialises for each
  * literal policy. Set-up, teardown and accessors live here too.
  */
 #include "gv_vq_priv.h"
 #include "gv_vq_fixed.h"
-#include "gv_vq_fixed_packed.h"
 #include "gv_vq_packed.h"
 #include "gv_vq_split.h"
 
@@ -49,6 +49,7 @@ size_t gv_vq_state_size(enum gv_layout layout, uint32_t num)
 static void layout_init(struct gv_vq *vq)
 {
 	vq->broken = 0;
+	vq->gate = 0;
 	vq->num_free = vq->num;
 	vq->inflight = 0;
 	vq->order_put = vq->order_get = 0;
@@ -135,8 +136,8 @@ int gv_vq_add(struct gv_vq *vq, const struct gv_seg *segs, uint16_t n_out, uint1
 	uint32_t total = (uint32_t)n_out + n_in;
 	uint64_t in_len = 0;
 
-	if (vq->broken)
-		return -EIO;
+	if (vq->gate)
+		return GV_GATE_ERR(vq);
 	if (total == 0 || (!indirect && total > vq->num))
 		return -EINVAL;
 	if (indirect && (!(vq->features & GV_VQ_F_INDIRECT) || total > vq->max_indirect))
@@ -155,7 +156,7 @@ int gv_vq_add(struct gv_vq *vq, const struct gv_seg *segs, uint16_t n_out, uint1
 uint32_t gv_vq_add_burst(struct gv_vq *vq, const struct gv_seg *segs, void *const *cookies,
 			 uint32_t n, bool writable)
 {
-	if (vq->broken)
+	if (vq->gate)
 		return 0;
 	GV_DISPATCH(vq, split_add_burst, packed_add_burst, vq, segs, cookies, n, writable)
 }
@@ -176,14 +177,14 @@ bool gv_vq_kick_prepare(struct gv_vq *vq)
 
 uint32_t gv_vq_get_used(struct gv_vq *vq, void **cookies, uint32_t *lens, uint32_t n)
 {
-	if (vq->broken)
+	if (vq->gate)
 		return 0;
 	GV_DISPATCH(vq, split_get_used, packed_get_used, vq, cookies, lens, n)
 }
 
 uint32_t gv_vq_reclaim_in_order(struct gv_vq *vq, void **cookies, uint32_t n)
 {
-	if (vq->broken)
+	if (vq->gate)
 		return 0;
 	if (!(vq->features & GV_VQ_F_IN_ORDER))
 		return gv_vq_get_used(vq, cookies, NULL, n);
@@ -195,7 +196,7 @@ uint32_t gv_vq_used_pending(struct gv_vq *vq)
 	if (vq->broken)
 		return 0;
 	if (vq->layout == GV_LAYOUT_PACKED && vq->p.fixed)
-		return gvpf_used_pending(vq);
+		return packed_fixed_used_pending(vq);
 	GV_DISPATCH(vq, split_used_pending, packed_used_pending, vq)
 }
 
@@ -232,13 +233,27 @@ bool gv_vq_enable_cb(struct gv_vq *vq)
 	GV_DISPATCH(vq, split_enable_cb, packed_enable_cb, vq)
 }
 
+int gv_vq_fixed_enable(struct gv_vq *vq, uint32_t len)
+{
+	if (vq->layout == GV_LAYOUT_PACKED)
+		return gvf_enable(vq, len, GV_LAYOUT_PACKED);
+	return gvf_enable(vq, len, GV_LAYOUT_SPLIT);
+}
+
+int gv_vq_fixed_tx_enable(struct gv_vq *vq)
+{
+	if (vq->layout == GV_LAYOUT_PACKED)
+		return gvf_tx_enable(vq, GV_LAYOUT_PACKED);
+	return gvf_tx_enable(vq, GV_LAYOUT_SPLIT);
+}
+
 /* Scans from a cursor, so detaching every chain costs O(num) in all. */
 void *gv_vq_detach(struct gv_vq *vq)
 {
 	if (vq->layout == GV_LAYOUT_SPLIT && vq->s.fixed)
-		return gvf_detach(vq);
+		return split_fixed_detach(vq);
 	if (vq->layout == GV_LAYOUT_PACKED && vq->p.fixed)
-		return gvpf_detach(vq);
+		return packed_fixed_detach(vq);
 	for (uint32_t scanned = 0; scanned < vq->num && vq->inflight; scanned++) {
 		uint16_t id = (uint16_t)vq->detach_pos;
 		void *cookie;

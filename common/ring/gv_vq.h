@@ -5,8 +5,18 @@
  *
  * The caller owns all memory: the shared ring (gv_ring_size() bytes,
  * zeroed by gv_vq_init) and the driver's private state (gv_vq_state_size()
- * bytes, which holds struct gv_vq). The layout is hidden; only the verbs
- * below are public.
+ * bytes, which holds struct gv_vq).
+ *
+ * What is API: the verbs of three headers. This one: out-of-line verbs
+ * that switch once on the queue's layout and barrier policy, for cold
+ * paths, tests and tools. gv_vq_burst.h: gvb_*, the same verbs inline,
+ * the layout and policy literals of the caller's specialised burst.
+ * gv_vq_fixed.h: gvf_*, the fixed mode of the vector paths, inline the
+ * same way. What is private: struct gv_vq's fields and every other header
+ * of common/ring (gv_vq_priv.h, gv_vq_split.h, gv_vq_packed.h,
+ * gv_vq_fixed_split.h, gv_vq_fixed_packed.h), which the inline headers
+ * include but callers never read or name; only the core's own unit tests
+ * look inside.
  *
  * Buffers are posted as chains of segments: `n_out` device-readable
  * segments followed by `n_in` device-writable ones, with an opaque cookie
@@ -18,7 +28,8 @@
  * packed flags) is checked against the driver's private state before it
  * is used. A violation is counted in struct gv_vq_stats, the queue is
  * marked broken, and from then on every verb fails (returns 0 / -EIO)
- * until gv_vq_reset().
+ * until gv_vq_reset(). A queue in fixed mode (gv_vq_fixed.h) refuses the
+ * general posting and taking verbs (0 / -EPERM) until gv_vq_reset().
  */
 #ifndef GV_VQ_H
 #define GV_VQ_H
@@ -122,7 +133,7 @@ void gv_vq_stats(const struct gv_vq *vq, struct gv_vq_stats *out);
  * indirect table and takes a single ring slot (needs GV_VQ_F_INDIRECT and
  * n_out + n_in <= max_indirect).
  * Returns 0, -ENOSPC (not enough free descriptors), -EINVAL (empty chain,
- * zero-length segment, too long), or -EIO (queue broken).
+ * zero-length segment, too long), -EIO (queue broken) or -EPERM (fixed mode).
  */
 int gv_vq_add(struct gv_vq *vq, const struct gv_seg *segs, uint16_t n_out,
 	      uint16_t n_in, void *cookie, bool indirect);
@@ -194,6 +205,13 @@ struct gv_vq_watch {
 	bool when_equal;
 };
 void gv_vq_watch(const struct gv_vq *vq, struct gv_vq_watch *out);
+
+/*
+ * Enter the fixed mode of gv_vq_fixed.h (gvf_enable, gvf_tx_enable) on a
+ * queue of either layout: 0 or -EIO, -EINVAL, -EBUSY as those say.
+ */
+int gv_vq_fixed_enable(struct gv_vq *vq, uint32_t len);
+int gv_vq_fixed_tx_enable(struct gv_vq *vq);
 
 /*
  * Take back one posted chain that the device never returned (teardown):

@@ -616,7 +616,7 @@ GV_INLINE uint32_t gvb_get_used(struct gv_vq *vq, void **cookies, uint32_t *lens
 {
 	const bool in_order = (vq->features & GV_VQ_F_IN_ORDER) != 0;
 
-	if (GV_UNLIKELY(vq->broken))
+	if (GV_UNLIKELY(vq->gate))
 		return 0;
 	if (L == GV_LAYOUT_SPLIT)
 		return in_order ? split_get_used_fast(vq, cookies, lens, n, true, B)
@@ -629,7 +629,7 @@ GV_INLINE uint32_t gvb_get_used(struct gv_vq *vq, void **cookies, uint32_t *lens
 GV_INLINE uint32_t gvb_reclaim_in_order(struct gv_vq *vq, void **cookies, uint32_t n,
 					const enum gv_layout L, const enum gv_barrier B)
 {
-	if (GV_UNLIKELY(vq->broken))
+	if (GV_UNLIKELY(vq->gate))
 		return 0;
 	if (GV_UNLIKELY(!(vq->features & GV_VQ_F_IN_ORDER)))
 		return gv_vq_get_used(vq, cookies, NULL, n);
@@ -643,7 +643,7 @@ GV_INLINE uint32_t gvb_add_burst(struct gv_vq *vq, const struct gv_seg *segs,
 				 void *const *cookies, uint32_t n, const bool writable,
 				 const enum gv_layout L)
 {
-	if (GV_UNLIKELY(vq->broken))
+	if (GV_UNLIKELY(vq->gate))
 		return 0;
 	if (vq->features & GV_VQ_F_IN_ORDER) {
 		if (L == GV_LAYOUT_SPLIT)
@@ -665,7 +665,7 @@ GV_INLINE uint32_t gvb_add_rx_obj(struct gv_vq *vq, void *const *cookies, uint32
 				  uint32_t addr_off, uint64_t addr_add, uint32_t len,
 				  const enum gv_layout L)
 {
-	if (GV_UNLIKELY(vq->broken))
+	if (GV_UNLIKELY(vq->gate))
 		return 0;
 	if (vq->features & GV_VQ_F_IN_ORDER) {
 		if (L == GV_LAYOUT_SPLIT)
@@ -689,8 +689,8 @@ GV_INLINE int gvb_add(struct gv_vq *vq, const struct gv_seg *segs, uint16_t n_ou
 	uint64_t in_len = 0;
 	uint32_t zero = 0;
 
-	if (GV_UNLIKELY(vq->broken))
-		return -EIO;
+	if (GV_UNLIKELY(vq->gate))
+		return GV_GATE_ERR(vq);
 	if (GV_UNLIKELY(total == 0 || (!indirect && total > vq->num)))
 		return -EINVAL;
 	if (indirect && GV_UNLIKELY(!(vq->features & GV_VQ_F_INDIRECT) || total > vq->max_indirect))

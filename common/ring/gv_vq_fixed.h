@@ -1,352 +1,310 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gv_vq_fixed.h - the split ring's fixed mode, for vectorized RX bursts
- * of one-descriptor device-writable buffers of one length, and for
- * vectorized TX bursts of one-descriptor device-readable buffers with
- * IN_ORDER (gv_vq_fixed_tx_enable).
+ * gv_vq_fixed.h - the fixed mode's verbs, one set for both layouts: the
+ * vector RX and TX paths' ring. In fixed mode buffer i always sits at
+ * ring position i (split: descriptor i behind avail entry i; packed:
+ * buffer id i at position i), every buffer is one descriptor, RX buffers
+ * all have one length, and TX needs IN_ORDER. A device that returns
+ * buffers in the order it took them then returns, at used position p, the
+ * buffer posted at p: a vector burst checks several used entries at once
+ * against their positions and takes their cookies straight from the
+ * cookie array, with no per-buffer bookkeeping. How each layout keeps
+ * that safe (a window of posted positions, holes for buffers returned
+ * early, each device-written field validated once) is in
+ * gv_vq_fixed_split.h and gv_vq_fixed_packed.h, which are private to this
+ * header.
  *
- * In fixed mode descriptor i is always the one behind avail entry i: the
- * avail ring is written once (i -> i) when the mode is entered, every
- * descriptor's length and flags too, so posting a buffer at avail
- * position p writes only desc[p & mask].addr (TX: and its len) and the
- * private slot, and a
- * device that returns buffers in the order it took them (what devices do
- * with one-descriptor RX buffers) returns used id == used position, which
- * a vector burst checks four or eight entries at a time.
+ * Every verb takes the layout L as a literal (as gv_vq_burst.h's do), so
+ * each caller's copy calls one layout's code; B is the barrier policy.
  *
- * Trust: nothing changes. The used index, ids and lengths are validated
- * before use, with the same counters as gv_vq_get_used(). The window of
- * posted positions [fixed_old, avail_idx) is private state, and what is
- * in flight is derived from it: a descriptor is in flight when its
- * position is inside the window and it is not a hole. A buffer the device
- * returns ahead of fixed_old (allowed without IN_ORDER) becomes a hole;
- * fixed_old moves past holes when
- * the oldest buffer comes back, and only positions outside the window are
- * posted again, so a descriptor in flight is never rewritten. With no
- * holes, fixed_old equals last_used and the buffers in flight are exactly
- * the window, oldest first: the entry at used position last_used + k is
- * valid when its id is (last_used + k) & mask, so taking it needs no
- * per-buffer bookkeeping. In this mode the private per-slot arrays hold a
- * plain array of cookies, one per descriptor (so that a refill can take
- * buffers from its allocator straight into it, and a burst can copy them
- * out in vector loads), and a hole flag per descriptor.
+ * Life: enter on an empty queue with gvf_enable() (RX) or gvf_tx_enable()
+ * (TX); leave with gv_vq_reset(); gv_vq_detach() gives back what is in
+ * flight. While in fixed mode the general post and take verbs (gv_vq_add,
+ * gv_vq_add_burst, gv_vq_get_used, gv_vq_reclaim_in_order and their gvb_*
+ * copies) refuse and change nothing; gvb_kick_prepare()/gv_vq_kick_prepare()
+ * publish, gv_vq_enable_cb()/disable_cb(), gv_vq_used_pending() and
+ * gv_vq_watch() work as usual.
  *
- * The caller enters the mode on an empty queue (gv_vq_fixed_enable, or
- * gv_vq_fixed_tx_enable for TX) and
- * leaves it with gv_vq_reset(); gv_vq_detach() gives back what is in
- * flight. Between the two, only the gvf_* verbs below and
- * gvb_kick_prepare() may post or take buffers. A device that keeps the
- * oldest buffer while returning the others stalls reposting until it
- * returns it (the window is full). Plain C11, no DPDK.
+ * RX:  gvf_post_slots + gvf_post_commit (or gvf_add) post buffers, then a
+ *      kick publishes them; gvf_ready says how many used entries to look
+ *      at; while gvf_in_step, the caller validates entries in step itself
+ *      (gvf_split_used / gvf_packed_ring, gvf_cookie) and takes them with
+ *      gvf_take_in_step; anything else goes through gvf_take_one.
+ * TX:  gvf_tx_slots + gvf_tx_commit post; gvf_tx_done + gvf_tx_take
+ *      reclaim, oldest first.
+ * Plain C11, no DPDK.
  */
 #ifndef GV_VQ_FIXED_H
 #define GV_VQ_FIXED_H
 
-#include "gv_vq_priv.h"
-#include "gv_vq_split.h"
+#include "gv_vq_fixed_packed.h"
+#include "gv_vq_fixed_split.h"
 
-_Static_assert(sizeof(struct gv_slot) >= sizeof(void *), "fixed mode: a cookie per slot");
+/* --------------------------------------------------------------- life -- */
 
-/* Enter fixed mode with every descriptor `len` long and `flags` (both modes). */
-static inline int split_fixed_enter(struct gv_vq *vq, uint32_t len, uint16_t flags)
+/*
+ * Enter fixed mode for RX: every buffer posted from now on is
+ * device-writable and `len` bytes long. 0, -EIO (broken), -EINVAL (not
+ * of layout L, len 0) or -EBUSY (buffers in flight).
+ */
+GV_INLINE int gvf_enable(struct gv_vq *vq, uint32_t len, const enum gv_layout L)
 {
-	if (vq->broken)
-		return -EIO;
-	if (vq->layout != GV_LAYOUT_SPLIT)
-		return -EINVAL;
-	if (vq->inflight != 0 || vq->s.avail_idx != vq->s.last_used)
-		return -EBUSY;
-	/* num cookies over the slot array, num flags over the next array. */
-	vq->s.fixed_ck = (void **)(void *)vq->slot;
-	vq->s.fixed_hole = (uint8_t *)vq->next;
-	for (uint32_t i = 0; i < vq->num; i++) {
-		vq->s.desc[i].len = len;
-		vq->s.desc[i].flags = flags;
-		vq->s.desc[i].next = 0;
-		vq->s.avail->ring[i] = (uint16_t)i;
-		vq->s.fixed_ck[i] = NULL;
-		vq->s.fixed_hole[i] = 0;
-	}
-	vq->s.fixed = 1;
-	vq->s.fixed_len = len;
-	vq->s.fixed_old = vq->s.last_used;
-	vq->s.fixed_holes = 0;
-	vq->num_free = vq->num;
-	return 0;
+	return L == GV_LAYOUT_SPLIT ? split_fixed_enable(vq, len) : packed_fixed_enable(vq, len);
 }
 
 /*
- * Enter fixed mode: every buffer posted from now on is device-writable
- * and `len` bytes long. 0, -EIO (broken), -EINVAL (not split, len 0) or
- * -EBUSY (buffers in flight).
+ * Enter fixed mode for TX: device-readable buffers, each post giving
+ * every buffer's address and length. Needs IN_ORDER (buffers come back
+ * oldest first and are taken by gvf_tx_done/gvf_tx_take, not
+ * gvf_take_one). 0, -EIO, -EINVAL (not of layout L, no IN_ORDER) or
+ * -EBUSY.
  */
-static inline int gv_vq_fixed_enable(struct gv_vq *vq, uint32_t len)
+GV_INLINE int gvf_tx_enable(struct gv_vq *vq, const enum gv_layout L)
 {
-	if (len == 0)
-		return vq->broken ? -EIO : -EINVAL;
-	return split_fixed_enter(vq, len, GV_DESC_F_WRITE);
+	return L == GV_LAYOUT_SPLIT ? split_fixed_tx_enable(vq) : packed_fixed_tx_enable(vq);
 }
 
-/*
- * Enter fixed mode for device-readable buffers (TX): descriptor i stays
- * behind avail entry i with flags 0, and each post writes the address and
- * length of the descriptors it fills (gvf_tx_post_slots). Needs IN_ORDER:
- * buffers then come back oldest first, so they are taken by the used
- * index alone (gvf_ready, then gvf_take_in_step), no used entry read,
- * exactly as gv_vq_reclaim_in_order() takes them; gvf_take_one() is not
- * for this mode. 0, -EIO, -EINVAL (not split, no IN_ORDER) or -EBUSY.
- */
-static inline int gv_vq_fixed_tx_enable(struct gv_vq *vq)
+/* The mode is on and the queue not broken. */
+GV_INLINE bool gvf_on(const struct gv_vq *vq, const enum gv_layout L)
 {
-	if (!(vq->features & GV_VQ_F_IN_ORDER))
-		return vq->broken ? -EIO : -EINVAL;
-	return split_fixed_enter(vq, 0, 0);
+	return !vq->broken && (L == GV_LAYOUT_SPLIT ? vq->s.fixed : vq->p.fixed);
 }
 
-/* Buffers that can be posted now (positions outside the window). */
+/* --------------------------------------------------- the ring's shape -- */
+
+/* Positions that can be posted now (outside the window). */
 GV_INLINE uint32_t gvf_room(const struct gv_vq *vq)
 {
 	return vq->num_free;
 }
 
+/* Ring positions (the ring size). */
+GV_INLINE uint32_t gvf_num(const struct gv_vq *vq)
+{
+	return vq->num;
+}
+
+/* Buffers posted and not taken. */
+GV_INLINE uint32_t gvf_inflight(const struct gv_vq *vq)
+{
+	return vq->inflight;
+}
+
+/* Every RX buffer's length: the bound on a used length. */
+GV_INLINE uint32_t gvf_len(const struct gv_vq *vq, const enum gv_layout L)
+{
+	return L == GV_LAYOUT_SPLIT ? vq->s.fixed_len : vq->p.fixed_len;
+}
+
+/* The ring position of the next used entry, 0 .. gvf_num() - 1. */
+GV_INLINE uint32_t gvf_used_pos(const struct gv_vq *vq, const enum gv_layout L)
+{
+	return L == GV_LAYOUT_SPLIT ? (uint32_t)(vq->s.last_used & vq->mask) : vq->p.used_idx;
+}
+
+/* The cookies by position (private state; vector loads of in-step entries). */
+GV_INLINE void *const *gvf_cookies(const struct gv_vq *vq, const enum gv_layout L)
+{
+	return L == GV_LAYOUT_SPLIT ? vq->s.fixed_ck : vq->p.fixed_ck;
+}
+
+/* The cookie posted at position pos. */
+GV_INLINE void *gvf_cookie(const struct gv_vq *vq, uint32_t pos, const enum gv_layout L)
+{
+	return gvf_cookies(vq, L)[pos];
+}
+
+/* Split: the used ring, for reading entries (ids and lengths are untrusted). */
+GV_INLINE const struct gv_split_used_elem *gvf_split_used(const struct gv_vq *vq)
+{
+	return vq->s.used->ring;
+}
+
+/* Packed: the descriptor ring, for reading used descriptors (untrusted). */
+GV_INLINE const struct gv_packed_desc *gvf_packed_ring(const struct gv_vq *vq)
+{
+	return vq->p.desc;
+}
+
+/* Packed: the lap of the used position (its descriptors' used flags: GVPF_USED_BITS). */
+GV_INLINE uint32_t gvf_packed_used_wrap(const struct gv_vq *vq)
+{
+	return vq->p.used_wrap;
+}
+
+/* ----------------------------------------------------------------- RX -- */
+
 /*
  * Where the next buffers go: the cookie array from the next free position
  * to the ring's end, at most the free room; *n says how many (0 when the
- * queue is broken, full or not in fixed mode). The caller stores cookies there (its
- * allocator can fill it directly), then posts them with gvf_post_commit.
+ * queue is broken, full or not in fixed mode). The caller stores cookies
+ * there (its allocator can fill it directly), then posts them with
+ * gvf_post_commit().
  */
-GV_INLINE void **gvf_post_slots(struct gv_vq *vq, uint32_t *n)
+GV_INLINE void **gvf_post_slots(struct gv_vq *vq, uint32_t *n, const enum gv_layout L)
 {
-	const uint32_t id = vq->s.avail_idx & vq->mask;
-	const uint32_t to_end = vq->num - id;
-
-	if (GV_UNLIKELY(vq->broken || !vq->s.fixed)) {
-		*n = 0;
-		return NULL;
-	}
-	*n = vq->num_free < to_end ? vq->num_free : to_end;
-	return &vq->s.fixed_ck[id];
+	return L == GV_LAYOUT_SPLIT ? split_fixed_post_slots(vq, n) : packed_fixed_post_slots(vq, n);
 }
 
 /*
- * Post the n cookies stored at gvf_post_slots(): buffer k at the 64-bit
- * address stored at byte offset addr_off of the object its cookie points
- * to, plus addr_add. n at most what gvf_post_slots() said. Published by
- * gvb_kick_prepare().
+ * Post the n cookies stored at gvf_post_slots() (n at most what it said):
+ * buffer k at the 64-bit address stored at byte offset addr_off of the
+ * object its cookie points to, plus addr_add. A kick publishes them.
  */
-GV_INLINE void gvf_post_commit(struct gv_vq *vq, uint32_t n, uint32_t addr_off, uint64_t addr_add)
+GV_INLINE void gvf_post_commit(struct gv_vq *vq, uint32_t n, uint32_t addr_off, uint64_t addr_add,
+			       const enum gv_layout L)
 {
-	const uint32_t id = vq->s.avail_idx & vq->mask;
-	struct gv_split_desc *d = &vq->s.desc[id];
-	void *const *ck = &vq->s.fixed_ck[id];
-	void *const *const end = ck + n;
-
-	/* Pointers, not a 32-bit index: no index extension per descriptor. */
-#define GVF_POST1(j) d[j].addr = *(const uint64_t *)((const char *)ck[j] + addr_off) + addr_add
-	for (; end - ck >= 4; ck += 4, d += 4) {
-		GVF_POST1(0);
-		GVF_POST1(1);
-		GVF_POST1(2);
-		GVF_POST1(3);
-	}
-	for (; ck < end; ck++, d++)
-		GVF_POST1(0);
-#undef GVF_POST1
-	vq->s.avail_idx = (uint16_t)(vq->s.avail_idx + n);
-	vq->num_free -= n;
-	vq->inflight += n;
+	if (L == GV_LAYOUT_SPLIT)
+		split_fixed_post_commit(vq, n, addr_off, addr_add);
+	else
+		packed_fixed_post_commit(vq, n, addr_off, addr_add);
 }
 
 /* Post n buffers (fewer if the window is full) from cookies[]; how many. */
 GV_INLINE uint32_t gvf_add(struct gv_vq *vq, void *const *cookies, uint32_t n, uint32_t addr_off,
-			   uint64_t addr_add)
+			   uint64_t addr_add, const enum gv_layout L)
 {
 	uint32_t done = 0;
 
 	while (done < n) {
 		uint32_t room;
-		void **slots = gvf_post_slots(vq, &room);
+		void **slots = gvf_post_slots(vq, &room, L);
 
 		if (room == 0)
 			break;
 		if (room > n - done)
 			room = n - done;
 		memcpy(slots, cookies + done, room * sizeof(*slots));
-		gvf_post_commit(vq, room, addr_off, addr_add);
+		gvf_post_commit(vq, room, addr_off, addr_add, L);
 		done += room;
 	}
 	return done;
 }
 
 /*
- * TX fixed mode: where the next buffers go, as gvf_post_slots() (cookie
- * array, *n of them up to the ring's end), and *desc the descriptor of
- * the first: the caller writes addr and len of desc[0..k) for the k
- * cookies it stores (flags and next stay 0; a 16-byte store with zeros
- * there is fine), then posts them with gvf_post_commit_tx(vq, k).
+ * How many used entries from the used position to look at, at most n (0
+ * when broken or not in fixed mode). Split: the entries the used index
+ * covers (the index checked against the published buffers in flight,
+ * bad_used_idx breaking the queue, and read before the entries: read
+ * barrier); each is there. Packed: the buffers in flight; each
+ * descriptor's flags say whether it is there yet.
  */
-GV_INLINE void **gvf_tx_post_slots(struct gv_vq *vq, uint32_t *n, struct gv_split_desc **desc)
+GV_INLINE uint32_t gvf_ready(struct gv_vq *vq, uint32_t n, const enum gv_layout L,
+			     const enum gv_barrier B)
 {
-	void **slots = gvf_post_slots(vq, n);
+	if (L == GV_LAYOUT_SPLIT)
+		return split_fixed_ready(vq, n, B);
+	if (GV_UNLIKELY(!packed_fixed_on(vq)))
+		return 0;
+	return n < vq->inflight ? n : vq->inflight;
+}
 
-	*desc = &vq->s.desc[vq->s.avail_idx & vq->mask];
+/*
+ * True when no buffer came back ahead of the oldest: then the used entry
+ * at used position gvf_used_pos() + k (modulo the ring size), for k below
+ * gvf_ready(), is valid exactly when its id is that position and its
+ * length at most gvf_len() (packed: and its flags say used in the lap of
+ * that position, read before the id and length).
+ */
+GV_INLINE bool gvf_in_step(const struct gv_vq *vq, const enum gv_layout L)
+{
+	return (L == GV_LAYOUT_SPLIT ? vq->s.fixed_holes : vq->p.fixed_holes) == 0;
+}
+
+/* Take the k entries from the used position that the caller validated in step, cookies read. */
+GV_INLINE void gvf_take_in_step(struct gv_vq *vq, uint32_t k, const enum gv_layout L)
+{
+	if (L == GV_LAYOUT_SPLIT)
+		split_fixed_take_in_step(vq, k);
+	else
+		packed_fixed_take_in_step(vq, k);
+}
+
+/*
+ * One used entry at the used position, whatever the device wrote,
+ * validated as gv_vq_get_used() does (bad_id, id_not_inflight, bad_len;
+ * bad_order with IN_ORDER; packed: bad_flags first); a buffer returned
+ * ahead of the oldest leaves a hole. 1 with *cookie and *len; 0 when it
+ * is not there yet (packed); -1 when the queue broke on it. Split: only
+ * for an entry gvf_ready() covered. Not for TX mode.
+ */
+GV_INLINE int gvf_take_one(struct gv_vq *vq, void **cookie, uint32_t *len, const enum gv_layout L,
+			   const enum gv_barrier B)
+{
+	if (L == GV_LAYOUT_SPLIT)
+		return split_fixed_take_one(vq, cookie, len) ? 1 : -1;
+	return packed_fixed_take_one(vq, cookie, len, B);
+}
+
+/* ----------------------------------------------------------------- TX -- */
+
+/*
+ * Where the next TX buffers go: the cookie array from the next free
+ * position, *n of them (at most max, to the ring's end; 0 when broken,
+ * full or not in fixed mode), and *pairs where the caller writes each
+ * buffer's 16-byte address/length pair (struct gv_seg's layout: address
+ * at 0, 32-bit length at 8, the rest may be zero): split, the
+ * descriptors themselves; packed, `scratch` (max entries), which
+ * gvf_tx_commit() turns into descriptors. Then gvf_tx_commit(k).
+ */
+GV_INLINE void **gvf_tx_slots(struct gv_vq *vq, uint32_t *n, uint32_t max, void **pairs,
+			      struct gv_seg *scratch, const enum gv_layout L)
+{
+	void **slots;
+
+	if (L == GV_LAYOUT_SPLIT) {
+		struct gv_split_desc *d;
+
+		slots = split_fixed_tx_slots(vq, n, &d);
+		*pairs = d;
+	} else {
+		slots = packed_fixed_post_slots(vq, n);
+		*pairs = scratch;
+	}
+	if (*n > max)
+		*n = max;
 	return slots;
 }
 
-/* Post the n buffers written at gvf_tx_post_slots(). Published by gvb_kick_prepare(). */
-GV_INLINE void gvf_post_commit_tx(struct gv_vq *vq, uint32_t n)
+/* Post the first n buffers written at gvf_tx_slots() (scratch: the same). A kick publishes them. */
+GV_INLINE void gvf_tx_commit(struct gv_vq *vq, uint32_t n, const struct gv_seg *scratch,
+			     const enum gv_layout L)
 {
-	vq->s.avail_idx = (uint16_t)(vq->s.avail_idx + n);
-	vq->num_free -= n;
-	vq->inflight += n;
+	if (L == GV_LAYOUT_SPLIT)
+		split_fixed_tx_commit(vq, n);
+	else
+		packed_fixed_tx_commit(vq, n, scratch);
 }
 
 /*
- * Used entries ready to be read, at most n (0 unless in fixed mode): the used index is checked
- * against the buffers in flight (bad_used_idx breaks the queue) and read
- * before the entries it covers (read barrier).
+ * How many buffers from the used position the device has returned, at
+ * most max: split, as the used index says (checked, read barrier);
+ * packed, as far as one used descriptor says (an IN_ORDER batch, its id
+ * checked against the published buffers; the next call returns what is
+ * left of it first). 0 when none, or the queue broke. Their cookies are at
+ * gvf_cookies() from gvf_used_pos() on, crossing the ring end; take any
+ * number of them, at most this, with gvf_tx_take(). No length is read.
  */
-GV_INLINE uint32_t gvf_ready(struct gv_vq *vq, uint32_t n, const enum gv_barrier B)
+GV_INLINE uint32_t gvf_tx_done(struct gv_vq *vq, uint32_t max, const enum gv_layout L,
+			       const enum gv_barrier B)
 {
-	uint16_t pending;
+	int32_t k;
 
-	if (GV_UNLIKELY(vq->broken || !vq->s.fixed)) /* broken, or not in fixed mode */
+	if (L == GV_LAYOUT_SPLIT)
+		return split_fixed_ready(vq, max, B);
+	k = packed_fixed_tx_done(vq, B);
+	if (k <= 0)
 		return 0;
-	pending = split_used_avail(vq, B);
-	return n < pending ? n : pending;
+	return (uint32_t)k < max ? (uint32_t)k : max;
 }
 
-/*
- * True when no buffer came back ahead of the oldest: then the entry at
- * used position last_used + k is valid exactly when its id is
- * (last_used + k) & mask and its length at most gvf_len(), for every k
- * below what gvf_ready() returned.
- */
-GV_INLINE bool gvf_in_step(const struct gv_vq *vq)
+/* Take k of the buffers gvf_tx_done() said are back (their cookies read). */
+GV_INLINE void gvf_tx_take(struct gv_vq *vq, uint32_t k, const enum gv_layout L)
 {
-	return vq->s.fixed_holes == 0;
-}
-
-GV_INLINE uint16_t gvf_last_used(const struct gv_vq *vq)
-{
-	return vq->s.last_used;
-}
-
-GV_INLINE uint32_t gvf_mask(const struct gv_vq *vq)
-{
-	return vq->mask;
-}
-
-GV_INLINE uint32_t gvf_len(const struct gv_vq *vq)
-{
-	return vq->s.fixed_len;
-}
-
-/* The used ring, for reading entries (ids and lengths are untrusted). */
-GV_INLINE const struct gv_split_used_elem *gvf_used_ring(const struct gv_vq *vq)
-{
-	return vq->s.used->ring;
-}
-
-/* The cookie posted at descriptor id (private state). */
-GV_INLINE void *gvf_cookie(const struct gv_vq *vq, uint32_t id)
-{
-	return vq->s.fixed_ck[id];
-}
-
-/* The cookies by descriptor (for vector loads of in-step entries). */
-GV_INLINE void *const *gvf_cookies(const struct gv_vq *vq)
-{
-	return vq->s.fixed_ck;
-}
-
-/*
- * Take the k entries from last_used that the caller validated as
- * gvf_in_step() says (ids in step, lengths in bound); it has read their
- * cookies with gvf_cookie().
- */
-GV_INLINE void gvf_take_in_step(struct gv_vq *vq, uint32_t k)
-{
-	vq->s.last_used = (uint16_t)(vq->s.last_used + k);
-	vq->s.fixed_old = (uint16_t)(vq->s.fixed_old + k);
-	vq->num_free += k;
-	vq->inflight -= k;
-}
-
-/*
- * One entry, whatever the device wrote (call after gvf_ready() said it
- * is there): validated as gv_vq_get_used() does (bad_id,
- * id_not_inflight, bad_len; bad_order with IN_ORDER), a buffer returned
- * ahead of the oldest leaves a hole. 1 with *cookie and *len, or 0: the
- * queue is broken.
- */
-static inline uint32_t gvf_take_one(struct gv_vq *vq, void **cookie, uint32_t *len)
-{
-	const struct gv_split_used_elem *e = &vq->s.used->ring[vq->s.last_used & vq->mask];
-	const uint32_t id = gv_load32(&e->id), l = gv_load32(&e->len);
-	const uint16_t window = (uint16_t)(vq->s.pub_idx - vq->s.fixed_old); /* made available */
-	uint32_t at; /* the id's place in the window, 0 = oldest */
-	uint8_t *const hole = vq->s.fixed_hole;
-
-	if (GV_UNLIKELY(id >= vq->num)) {
-		GV_VQ_FAIL(vq, bad_id);
-		return 0;
-	}
-	at = (id - vq->s.fixed_old) & vq->mask;
-	if (GV_UNLIKELY(at >= window || hole[id])) { /* outside, or returned already */
-		GV_VQ_FAIL(vq, id_not_inflight);
-		return 0;
-	}
-	if (GV_UNLIKELY(l > vq->s.fixed_len)) {
-		GV_VQ_FAIL(vq, bad_len);
-		return 0;
-	}
-	if (at == 0) {
-		uint32_t freed = 1;
-
-		vq->s.fixed_old++;
-		while (vq->s.fixed_holes && hole[vq->s.fixed_old & vq->mask]) {
-			hole[vq->s.fixed_old & vq->mask] = 0;
-			vq->s.fixed_old++;
-			vq->s.fixed_holes--;
-			freed++;
-		}
-		vq->num_free += freed;
-	} else {
-		if (GV_UNLIKELY(vq->features & GV_VQ_F_IN_ORDER)) {
-			GV_VQ_FAIL(vq, bad_order);
-			return 0;
-		}
-		hole[id] = 1;
-		vq->s.fixed_holes++;
-	}
-	vq->inflight--;
-	vq->s.last_used++;
-	*cookie = vq->s.fixed_ck[id];
-	*len = l;
-	return 1;
-}
-
-/*
- * gv_vq_detach() of a queue in fixed mode: the next buffer in flight
- * (window order, holes skipped), or NULL.
- */
-static inline void *gvf_detach(struct gv_vq *vq)
-{
-	while (vq->s.fixed_old != vq->s.avail_idx) {
-		const uint32_t id = vq->s.fixed_old & vq->mask;
-
-		vq->s.fixed_old++;
-		vq->num_free++;
-		if (vq->s.fixed_hole[id]) { /* already returned */
-			vq->s.fixed_hole[id] = 0;
-			vq->s.fixed_holes--;
-			continue;
-		}
-		vq->inflight--;
-		return vq->s.fixed_ck[id];
-	}
-	return NULL;
+	if (L == GV_LAYOUT_SPLIT)
+		split_fixed_take_in_step(vq, k);
+	else
+		packed_fixed_tx_take(vq, k);
 }
 
 #endif /* GV_VQ_FIXED_H */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gv_vq_fixed_packed.h - the packed ring's fixed mode, for vectorized RX
- * bursts of one-descriptor device-writable buffers of one length, and
- * for vectorized TX bursts of one-descriptor device-readable buffers with
- * IN_ORDER (gvpf_tx_enable): the packed twin of gv_vq_fixed.h.
+ * gv_vq_fixed_packed.h - the packed ring's fixed mode, private to
+ * gv_vq_fixed.h (whose gvf_* verbs are the API): the packed twin of
+ * gv_vq_fixed_split.h, for vectorized RX bursts of one-descriptor
+ * device-writable buffers of one length and vectorized TX bursts of
+ * one-descriptor device-readable buffers with IN_ORDER.
  *
  * In fixed mode buffer id i is always posted at ring position i: a refill
  * at position p writes desc[p].addr, then len (the fixed length), id p
@@ -17,7 +18,7 @@
  * lap, the id is the position and the length is within the buffer, for
  * several descriptors at a time.
  *
- * Trust: as gv_vq_fixed.h. Positions and buffer ids coincide, so the
+ * Trust: as gv_vq_fixed_split.h. Positions and buffer ids coincide, so the
  * window of posted positions [fixed_old, avail_idx) is private state and
  * what is in flight is derived from it: a buffer is in flight when its
  * id is inside the window and it is not a hole (returned ahead of
@@ -29,19 +30,14 @@
  * oldest first: the used descriptor at position used_idx + k (k below
  * the number in flight) is valid when its flags say used in the lap of
  * that position, its id is that position and its length at most
- * gvpf_len(). Flags, ids and lengths are read from shared memory and
+ * the fixed length. Flags, ids and lengths are read from shared memory and
  * checked before use; the flags before the id and length (read barrier).
  * The cookies live in the private per-slot arrays (one per position, so
  * a refill takes buffers from its allocator straight into them), and a
  * hole flag per position.
- *
- * The caller enters the mode on an empty queue (gvpf_enable) and leaves
- * it with gv_vq_reset(); gv_vq_detach() gives back what is in flight.
- * Between the two, only the gvpf_* verbs and gvb_kick_prepare() may post
- * or take buffers (gv_vq_enable_cb / disable_cb work, and used_pending
- * on RX: in TX mode one used descriptor stands for a batch, which it does
- * not count). The TX variant is entered with gvpf_tx_enable.
- * Plain C11, no DPDK.
+ * gv_vq_used_pending() counts used descriptors from the used position
+ * (RX; in TX mode one used descriptor stands for a batch, which it does
+ * not count). Plain C11, no DPDK.
  */
 #ifndef GV_VQ_FIXED_PACKED_H
 #define GV_VQ_FIXED_PACKED_H
@@ -73,6 +69,7 @@ static inline int packed_fixed_enter(struct gv_vq *vq, uint32_t len)
 	memset(vq->p.fixed_ck, 0, (size_t)vq->num * sizeof(void *));
 	memset(vq->p.fixed_hole, 0, vq->num);
 	vq->p.fixed = 1;
+	vq->gate = 1; /* only the fixed verbs post and take now */
 	vq->p.fixed_len = len;
 	vq->p.fixed_batch = 0;
 	/* Nothing in flight: the used position is the avail position. */
@@ -87,7 +84,7 @@ static inline int packed_fixed_enter(struct gv_vq *vq, uint32_t len)
  * and `len` bytes long. 0, -EIO (broken), -EINVAL (not packed, len 0) or
  * -EBUSY (buffers in flight, or a batch not yet published).
  */
-static inline int gvpf_enable(struct gv_vq *vq, uint32_t len)
+static inline int packed_fixed_enable(struct gv_vq *vq, uint32_t len)
 {
 	if (len == 0)
 		return vq->broken ? -EIO : -EINVAL;
@@ -97,42 +94,36 @@ static inline int gvpf_enable(struct gv_vq *vq, uint32_t len)
 /*
  * Enter fixed mode for device-readable buffers (TX): buffer id i still
  * always at position i, each post giving every buffer's address and
- * length (gvpf_post_commit_tx). Needs IN_ORDER: buffers come back oldest
+ * length (packed_fixed_tx_commit). Needs IN_ORDER: buffers come back oldest
  * first, and one used descriptor may stand for a whole batch (written at
  * the batch's first position with the id of its last buffer), which
- * gvpf_tx_done() / gvpf_tx_take() take; gvpf_take_one() is not for this
+ * packed_fixed_tx_done() / packed_fixed_tx_take() take; packed_fixed_take_one() is not for this
  * mode. 0, -EIO, -EINVAL (not packed, no IN_ORDER) or -EBUSY.
  */
-static inline int gvpf_tx_enable(struct gv_vq *vq)
+static inline int packed_fixed_tx_enable(struct gv_vq *vq)
 {
 	if (!(vq->features & GV_VQ_F_IN_ORDER))
 		return vq->broken ? -EIO : -EINVAL;
 	return packed_fixed_enter(vq, 0);
 }
 
-/* The mode is on and the queue not broken: the gvpf_* verbs may run. */
-GV_INLINE bool gvpf_on(const struct gv_vq *vq)
+/* The mode is on and the queue not broken: the fixed verbs may run. */
+GV_INLINE bool packed_fixed_on(const struct gv_vq *vq)
 {
 	return !vq->broken && vq->p.fixed;
-}
-
-/* Buffers that can be posted now (positions outside the window). */
-GV_INLINE uint32_t gvpf_room(const struct gv_vq *vq)
-{
-	return vq->num_free;
 }
 
 /*
  * Where the next buffers go: the cookie array from the next free position
  * to the ring's end, at most the free room; *n says how many (0 when the
  * queue is broken, full or not in fixed mode). The caller stores cookies
- * there, then posts them with gvpf_post_commit.
+ * there, then posts them with packed_fixed_post_commit.
  */
-GV_INLINE void **gvpf_post_slots(struct gv_vq *vq, uint32_t *n)
+GV_INLINE void **packed_fixed_post_slots(struct gv_vq *vq, uint32_t *n)
 {
 	const uint32_t pos = vq->p.avail_idx, to_end = vq->num - pos;
 
-	if (GV_UNLIKELY(!gvpf_on(vq))) {
+	if (GV_UNLIKELY(!packed_fixed_on(vq))) {
 		*n = 0;
 		return NULL;
 	}
@@ -141,7 +132,7 @@ GV_INLINE void **gvpf_post_slots(struct gv_vq *vq, uint32_t *n)
 }
 
 /*
- * Post the n cookies stored at gvpf_post_slots(). RX (segs NULL, a
+ * Post the n cookies stored at packed_fixed_post_slots(). RX (segs NULL, a
  * literal): buffer k at the 64-bit address stored at byte offset addr_off
  * of the object its cookie points to, plus addr_add, the fixed length,
  * device-writable. TX: buffer k at segs[k] (address and length),
@@ -205,101 +196,26 @@ GV_INLINE void packed_fixed_commit(struct gv_vq *vq, uint32_t n, uint32_t addr_o
 	vq->p.added += n;
 }
 
-GV_INLINE void gvpf_post_commit(struct gv_vq *vq, uint32_t n, uint32_t addr_off, uint64_t addr_add)
+GV_INLINE void packed_fixed_post_commit(struct gv_vq *vq, uint32_t n, uint32_t addr_off, uint64_t addr_add)
 {
 	packed_fixed_commit(vq, n, addr_off, addr_add, NULL);
 }
 
 /*
- * TX fixed mode: post the n cookies stored at gvpf_post_slots(), buffer k
- * at segs[k] (n at most what gvpf_post_slots() said).
+ * TX fixed mode: post the n cookies stored at packed_fixed_post_slots(), buffer k
+ * at segs[k] (n at most what packed_fixed_post_slots() said).
  */
-GV_INLINE void gvpf_post_commit_tx(struct gv_vq *vq, uint32_t n, const struct gv_seg *segs)
+GV_INLINE void packed_fixed_tx_commit(struct gv_vq *vq, uint32_t n, const struct gv_seg *segs)
 {
 	packed_fixed_commit(vq, n, 0, 0, segs);
 }
 
-/* Post n buffers (fewer if the window is full) from cookies[]; how many. */
-GV_INLINE uint32_t gvpf_add(struct gv_vq *vq, void *const *cookies, uint32_t n, uint32_t addr_off,
-			    uint64_t addr_add)
-{
-	uint32_t done = 0;
-
-	while (done < n) {
-		uint32_t room;
-		void **slots = gvpf_post_slots(vq, &room);
-
-		if (room == 0)
-			break;
-		if (room > n - done)
-			room = n - done;
-		memcpy(slots, cookies + done, room * sizeof(*slots));
-		gvpf_post_commit(vq, room, addr_off, addr_add);
-		done += room;
-	}
-	return done;
-}
-
-/*
- * True when no buffer came back ahead of the oldest: then the used
- * descriptor at position gvpf_used_pos() + k, for k below
- * gvpf_inflight(), is valid exactly as the header comment says.
- */
-GV_INLINE bool gvpf_in_step(const struct gv_vq *vq)
-{
-	return vq->p.fixed_holes == 0;
-}
-
-GV_INLINE uint32_t gvpf_used_pos(const struct gv_vq *vq)
-{
-	return vq->p.used_idx;
-}
-
-/* The used wrap counter: the lap of the used position. */
-GV_INLINE uint32_t gvpf_used_wrap(const struct gv_vq *vq)
-{
-	return vq->p.used_wrap;
-}
-
-GV_INLINE uint32_t gvpf_num(const struct gv_vq *vq)
-{
-	return vq->num;
-}
-
-GV_INLINE uint32_t gvpf_inflight(const struct gv_vq *vq)
-{
-	return vq->inflight;
-}
-
-GV_INLINE uint32_t gvpf_len(const struct gv_vq *vq)
-{
-	return vq->p.fixed_len;
-}
-
-/* The descriptor ring, for reading used descriptors (untrusted). */
-GV_INLINE const struct gv_packed_desc *gvpf_ring(const struct gv_vq *vq)
-{
-	return vq->p.desc;
-}
-
-/* The cookie posted at position id (private state). */
-GV_INLINE void *gvpf_cookie(const struct gv_vq *vq, uint32_t id)
-{
-	return vq->p.fixed_ck[id];
-}
-
-/* The cookies by position (for vector loads of in-step descriptors). */
-GV_INLINE void *const *gvpf_cookies(const struct gv_vq *vq)
-{
-	return vq->p.fixed_ck;
-}
-
 /*
  * Take the k buffers from the used position that the caller validated as
- * gvpf_in_step() says (k at most gvpf_inflight(); it may cross the ring
- * end); it has read their cookies with gvpf_cookie().
+ * in step (gvf_in_step; k at most the number in flight; it may cross the
+ * ring end), their cookies read.
  */
-GV_INLINE void gvpf_take_in_step(struct gv_vq *vq, uint32_t k)
+GV_INLINE void packed_fixed_take_in_step(struct gv_vq *vq, uint32_t k)
 {
 	uint32_t pos = vq->p.used_idx + k;
 
@@ -321,7 +237,7 @@ GV_INLINE void gvpf_take_in_step(struct gv_vq *vq, uint32_t k)
  * read barrier, bad_id, id_not_inflight, bad_len, and bad_order with
  * IN_ORDER; a buffer returned ahead of the oldest leaves a hole.
  */
-static inline int gvpf_take_one(struct gv_vq *vq, void **cookie, uint32_t *len,
+static inline int packed_fixed_take_one(struct gv_vq *vq, void **cookie, uint32_t *len,
 				const enum gv_barrier B)
 {
 	const uint16_t pos = vq->p.used_idx;
@@ -331,7 +247,7 @@ static inline int gvpf_take_one(struct gv_vq *vq, void **cookie, uint32_t *len,
 	uint32_t id, l, at;
 	int used;
 
-	if (!gvpf_on(vq) || vq->inflight == 0)
+	if (!packed_fixed_on(vq) || vq->inflight == 0)
 		return GV_UNLIKELY(vq->broken) ? -1 : 0;
 	used = packed_used_here(vq); /* flags at the used position */
 	if (used <= 0)
@@ -392,13 +308,13 @@ static inline int gvpf_take_one(struct gv_vq *vq, void **cookie, uint32_t *len,
  * returned, as far as one used descriptor says (an IN_ORDER batch: every
  * buffer up to the id it carries); 0 when none yet, -1 when the queue
  * broke on it (bad_flags, bad_id, id_not_inflight: the id must be of a
- * published buffer in flight). The cookies are at gvpf_cookies() from
- * gvpf_used_pos() on (crossing the ring end as positions do); the caller
- * takes any number of them, at most this, with gvpf_tx_take(), and the
+ * published buffer in flight). The cookies are at the cookie array from
+ * the used position on (crossing the ring end as positions do); the caller
+ * takes any number of them, at most this, with packed_fixed_tx_take(), and the
  * next call returns what is left of the batch before reading further.
  * No length is read: the device writes none for readable buffers.
  */
-static inline int32_t gvpf_tx_done(struct gv_vq *vq, const enum gv_barrier B)
+static inline int32_t packed_fixed_tx_done(struct gv_vq *vq, const enum gv_barrier B)
 {
 	const uint16_t pos = vq->p.used_idx;
 	const struct gv_packed_desc *d = &vq->p.desc[pos];
@@ -406,7 +322,7 @@ static inline int32_t gvpf_tx_done(struct gv_vq *vq, const enum gv_barrier B)
 	uint32_t window = num - vq->num_free, id, at;
 	int used;
 
-	if (!gvpf_on(vq) || vq->inflight == 0)
+	if (!packed_fixed_on(vq) || vq->inflight == 0)
 		return GV_UNLIKELY(vq->broken) ? -1 : 0;
 	if (vq->p.fixed_batch)
 		return vq->p.fixed_batch;
@@ -435,18 +351,18 @@ static inline int32_t gvpf_tx_done(struct gv_vq *vq, const enum gv_barrier B)
 	return (int32_t)(at + 1);
 }
 
-/* Take k of the buffers gvpf_tx_done() said are back (their cookies read). */
-GV_INLINE void gvpf_tx_take(struct gv_vq *vq, uint32_t k)
+/* Take k of the buffers packed_fixed_tx_done() said are back (their cookies read). */
+GV_INLINE void packed_fixed_tx_take(struct gv_vq *vq, uint32_t k)
 {
 	vq->p.fixed_batch = (uint16_t)(vq->p.fixed_batch - k);
-	gvpf_take_in_step(vq, k);
+	packed_fixed_take_in_step(vq, k);
 }
 
 /*
  * gv_vq_used_pending() of a queue in fixed mode: used descriptors from
  * the used position, at most the number in flight (one position each).
  */
-static inline uint32_t gvpf_used_pending(const struct gv_vq *vq)
+static inline uint32_t packed_fixed_used_pending(const struct gv_vq *vq)
 {
 	uint32_t pos = vq->p.used_idx, w = vq->p.used_wrap, k = 0;
 
@@ -466,7 +382,7 @@ static inline uint32_t gvpf_used_pending(const struct gv_vq *vq)
  * gv_vq_detach() of a queue in fixed mode: the next buffer in flight
  * (window order, holes skipped), or NULL.
  */
-static inline void *gvpf_detach(struct gv_vq *vq)
+static inline void *packed_fixed_detach(struct gv_vq *vq)
 {
 	while (vq->num_free < vq->num) {
 		const uint32_t id = vq->p.fixed_old;

@@ -87,6 +87,12 @@ struct gv_vq {
 	uint32_t mask; /* split: num - 1 */
 	uint32_t features;
 	uint8_t broken;
+	/*
+	 * Nonzero: the general post and take verbs refuse (the queue is
+	 * broken, or in fixed mode, where only gv_vq_fixed.h's verbs may post
+	 * and take). One byte, tested where they used to test `broken`.
+	 */
+	uint8_t gate;
 	uint32_t num_free; /* free descriptors / ring slots */
 	uint32_t inflight; /* chains posted and not returned */
 	struct gv_slot *slot; /* num entries */
@@ -113,6 +119,7 @@ struct gv_vq {
 	do {                                                                   \
 		(vq)->stats.counter++;                                         \
 		(vq)->broken = 1;                                              \
+		(vq)->gate = 1;                                                \
 	} while (0)
 
 /*
@@ -143,6 +150,9 @@ struct gv_vq {
 	}
 
 #define GV_INLINE static inline __attribute__((always_inline))
+
+/* What a general verb that posts returns when the gate is shut: broken, or in fixed mode. */
+#define GV_GATE_ERR(vq) ((vq)->broken ? -EIO : -EPERM)
 
 /* Two adjacent 16-bit fields (4-byte aligned) with one 32-bit store. */
 GV_INLINE void gvb_put16_16(void *p, uint16_t a, uint16_t b)

@@ -19,7 +19,7 @@
  * wrap the ring end, entries are taken one at a time with the same checks. A
  * group that fails the check, and every entry while a buffer is out of
  * order or a packet of several buffers is being put together, go one
- * by one through the core's general verb (gvf_take_one),
+ * by one through the core's fixed-mode verb gvf_take_one,
  * which validates and counts like gv_vq_get_used(): the queue breaks on a
  * bad id, length or index; a runt packet is an error and its mbuf is
  * freed. Refill takes mbufs from the pool straight into the core's
@@ -84,15 +84,16 @@ static __rte_always_inline struct vec_span vec_span(const struct gv_rxq *rxq, ui
 						    uint32_t got, uint32_t width)
 {
 	struct gv_vq *vq = rxq->q.vq;
-	const uint32_t mask = gvf_mask(vq), pos0 = (uint16_t)(gvf_last_used(vq) + k0) & mask;
+	const uint32_t mask = gvf_num(vq) - 1;
+	const uint32_t pos0 = (gvf_used_pos(vq, GV_LAYOUT_SPLIT) + k0) & mask;
 	const struct vec_span sp = {
-		.ring = gvf_used_ring(vq),
-		.cks = gvf_cookies(vq),
+		.ring = gvf_split_used(vq),
+		.cks = gvf_cookies(vq, GV_LAYOUT_SPLIT),
 		.k0 = k0,
 		.pos0 = pos0,
 		.groups = RTE_MIN(got - k0, mask + 1 - pos0) / width,
 		.hdr = rxq->hdr_size,
-		.lim = gvf_len(vq) - rxq->hdr_size - 1 - rxq->mrg,
+		.lim = gvf_len(vq, GV_LAYOUT_SPLIT) - rxq->hdr_size - 1 - rxq->mrg,
 	};
 
 	return sp;
@@ -225,19 +226,20 @@ static __rte_always_inline void vec_singles(struct gv_rxq *rxq, struct rte_mbuf 
 					    uint32_t *kp, uint32_t got)
 {
 	struct gv_vq *vq = rxq->q.vq;
-	const struct gv_split_used_elem *ring = gvf_used_ring(vq);
-	const uint16_t lu = gvf_last_used(vq);
-	const uint32_t mask = gvf_mask(vq), hdr = rxq->hdr_size, max = gvf_len(vq) - rxq->mrg;
+	const struct gv_split_used_elem *ring = gvf_split_used(vq);
+	const uint32_t up = gvf_used_pos(vq, GV_LAYOUT_SPLIT);
+	const uint32_t mask = gvf_num(vq) - 1, hdr = rxq->hdr_size;
+	const uint32_t max = gvf_len(vq, GV_LAYOUT_SPLIT) - rxq->mrg;
 	uint32_t k = *kp;
 
 	for (; k < got; k++) {
-		const uint32_t pos = (uint16_t)(lu + k) & mask;
+		const uint32_t pos = (up + k) & mask;
 		const uint32_t id = gv_load32(&ring[pos].id), len = gv_load32(&ring[pos].len);
 		struct rte_mbuf *m;
 
 		if (unlikely((id != pos) | (len <= hdr) | (len > max)))
 			break;
-		m = gvf_cookie(vq, pos);
+		m = gvf_cookie(vq, pos, GV_LAYOUT_SPLIT);
 		gv_rx_init_mbuf(rxq, m, len - hdr);
 		rxq->q.st.bytes += len - hdr;
 		count_size(&rxq->q.st, len - hdr);
@@ -262,14 +264,14 @@ static __rte_always_inline uint16_t vec_burst(struct gv_rxq *rxq, struct rte_mbu
 
 	if (n > GV_BURST_MAX)
 		n = GV_BURST_MAX;
-	got = gvf_ready(vq, n, B);
+	got = gvf_ready(vq, n, GV_LAYOUT_SPLIT, B);
 	if (got == 0) {
 		/* A poll that finds nothing: the refill retry out of line, if due. */
 		if (unlikely(gvf_room(vq) >= rxq->refill_thresh || gvb_broken(vq)))
 			vec_finish_idle(rxq, GV_LAYOUT_SPLIT, B);
 		return 0;
 	}
-	if (likely(gvf_in_step(vq) && !rxq->mrg_head)) {
+	if (likely(gvf_in_step(vq, GV_LAYOUT_SPLIT) && !rxq->mrg_head)) {
 		uint32_t done;
 
 		do {
@@ -280,7 +282,7 @@ static __rte_always_inline uint16_t vec_burst(struct gv_rxq *rxq, struct rte_mbu
 				vec_groups4(rxq, pkts, &k, got);
 			vec_singles(rxq, pkts, &k, got < k + 4 ? got : k + 4);
 		} while (k != done && k != got);
-		gvf_take_in_step(vq, k);
+		gvf_take_in_step(vq, k, GV_LAYOUT_SPLIT);
 	}
 	nrx = (uint16_t)k;
 	if (unlikely(k < got))

@@ -4,9 +4,9 @@
  * (gv_rx_vec.c: split, gv_rx_vec_packed.c: packed): a short pool, a
  * returned buffer taken one by one (runts are errors), the refill, the
  * general verb's loop and the end of a burst for either layout (the
- * layout a literal `L`: each copy calls the split gvf_* or packed gvpf_*
- * fixed-mode verbs, no run-time choice), and on x86 the vector pieces:
- * four mbufs made fresh packets from four lengths, size bins and bytes
+ * layout a literal `L`: each copy calls one layout's code through the
+ * core's fixed-mode verbs, gv_vq_fixed.h; no run-time choice), and on
+ * x86 the vector pieces: four mbufs made fresh packets from four lengths, size bins and bytes
  * counted in vectors of four or eight lengths. Multicast and broadcast
  * are not counted on these paths (as on DPDK's vector paths): that needs
  * a read of each packet, a cache miss when the device's core wrote it;
@@ -17,7 +17,6 @@
 
 #include "gv_rxtx.h"
 #include "gv_vq_fixed.h"
-#include "gv_vq_fixed_packed.h"
 
 #ifdef RTE_ARCH_X86
 #include <immintrin.h>
@@ -92,45 +91,6 @@ static __rte_always_inline void vec_one(struct gv_rxq *rxq, struct rte_mbuf *m, 
 /* ------------------------------------ both layouts, by the literal L -- */
 
 /*
- * The fixed-mode verbs of layout L: split (gv_vq_fixed.h) or packed
- * (gv_vq_fixed_packed.h). L is a literal at every call, so each copy
- * calls one of them (as the core's gv_vq_burst.h verbs do).
- */
-static __rte_always_inline void **vec_post_slots(struct gv_vq *vq, uint32_t *n,
-						 const enum gv_layout L)
-{
-	return L == GV_LAYOUT_SPLIT ? gvf_post_slots(vq, n) : gvpf_post_slots(vq, n);
-}
-
-static __rte_always_inline void vec_post_commit(struct gv_vq *vq, uint32_t n, uint32_t addr_off,
-						uint64_t addr_add, const enum gv_layout L)
-{
-	if (L == GV_LAYOUT_SPLIT)
-		gvf_post_commit(vq, n, addr_off, addr_add);
-	else
-		gvpf_post_commit(vq, n, addr_off, addr_add);
-}
-
-static __rte_always_inline uint32_t vec_room(const struct gv_vq *vq, const enum gv_layout L)
-{
-	return L == GV_LAYOUT_SPLIT ? gvf_room(vq) : gvpf_room(vq);
-}
-
-/*
- * One entry through the general verb: true with *ck and *len; false when
- * the queue broke on it, or (packed) the descriptor is not used yet. The
- * split verb reads no flags (gvf_ready's read barrier covers the entry),
- * so B only matters to packed.
- */
-static __rte_always_inline bool vec_take_one(struct gv_vq *vq, void **ck, uint32_t *len,
-					     const enum gv_layout L, const enum gv_barrier B)
-{
-	if (L == GV_LAYOUT_SPLIT)
-		return gvf_take_one(vq, ck, len) != 0;
-	return gvpf_take_one(vq, ck, len, B) > 0;
-}
-
-/*
  * Post buffers on every free position (up to the ring's end, then from
  * 0), raw from the pool straight into the core's cookie array; then kick
  * (packed: the batch's first flags are published there).
@@ -143,11 +103,11 @@ static __rte_always_inline void vec_refill(struct gv_rxq *rxq, const enum gv_lay
 	uint32_t n;
 	void **slots;
 
-	while ((slots = vec_post_slots(vq, &n, L)), n != 0) {
+	while ((slots = gvf_post_slots(vq, &n, L)), n != 0) {
 		if (unlikely(rte_mempool_get_bulk(rxq->mp, slots, n) != 0) &&
 		    (n = vec_alloc_short(rxq, slots, n)) == 0)
 			break;
-		vec_post_commit(vq, n, rxq->addr_off, front, L);
+		gvf_post_commit(vq, n, rxq->addr_off, front, L);
 	}
 	kick(&rxq->q, L, B);
 }
@@ -160,8 +120,7 @@ static __rte_always_inline void vec_refill(struct gv_rxq *rxq, const enum gv_lay
 static __rte_always_inline int vec_refill_first(struct gv_rxq *rxq, const enum gv_layout L)
 {
 	struct gv_vq *vq = rxq->q.vq;
-	const int ret = L == GV_LAYOUT_SPLIT ? gv_vq_fixed_enable(vq, rxq->seg_len)
-					     : gvpf_enable(vq, rxq->seg_len);
+	const int ret = gvf_enable(vq, rxq->seg_len, L);
 
 	if (ret) {
 		GV_LOG(ERR, "%s: rx queue %u: cannot set up the vector path's ring (%s)",
@@ -197,16 +156,16 @@ static __rte_always_inline uint16_t vec_slow_body(struct gv_rxq *rxq, struct rte
 		void *ck;
 		uint32_t len;
 
-		if (!vec_take_one(rxq->q.vq, &ck, &len, L, B))
+		if (gvf_take_one(rxq->q.vq, &ck, &len, L, B) <= 0)
 			return nrx;
 		vec_one(rxq, ck, len, pkts, &nrx, bytes);
 	}
 	/* The packet took none of pkts[] yet: there is room for it. */
-	while (L == GV_LAYOUT_SPLIT && rxq->mrg_head && gvf_ready(rxq->q.vq, 1, B) == 1) {
+	while (L == GV_LAYOUT_SPLIT && rxq->mrg_head && gvf_ready(rxq->q.vq, 1, L, B) == 1) {
 		void *ck;
 		uint32_t len;
 
-		if (!vec_take_one(rxq->q.vq, &ck, &len, L, B))
+		if (gvf_take_one(rxq->q.vq, &ck, &len, L, B) <= 0)
 			break;
 		vec_one(rxq, ck, len, pkts, &nrx, bytes);
 	}
@@ -219,7 +178,7 @@ static __rte_always_inline void vec_finish(struct gv_rxq *rxq, uint16_t nrx, uin
 {
 	rxq->q.st.bytes += bytes;
 	rxq->q.st.packets += nrx;
-	if (vec_room(rxq->q.vq, L) >= rxq->refill_thresh)
+	if (gvf_room(rxq->q.vq) >= rxq->refill_thresh)
 		vec_refill(rxq, L, B);
 	if (unlikely(gvb_broken(rxq->q.vq)))
 		gv_queue_broken(&rxq->q, "rx");

@@ -2,8 +2,8 @@
 /*
  * gv_rx_vec_packed.c - the vectorized RX paths on a packed ring: the
  * simple RX path (one mbuf per packet, no offloads, mergeable buffers
- * as on split) on the core's packed fixed mode
- * (common/ring/gv_vq_fixed_packed.h), SSE4.2 and AVX2 bodies; the twin
+ * as on split) on the core's fixed mode of a packed ring
+ * (common/ring/gv_vq_fixed.h), SSE4.2 and AVX2 bodies; the twin
  * of gv_rx_vec.c (split), chosen the same way.
  *
  * A burst takes used descriptors 8 (AVX2) or 4 (SSE4.2) at a time from
@@ -17,7 +17,7 @@
  * in-step descriptors are then taken one at a time (across the ring end)
  * with the same checks. A descriptor that is used but fails a check, and
  * every descriptor while a buffer is out of order, go one by one through
- * the core's general verb (gvpf_take_one), which validates and counts
+ * the core's fixed-mode verb gvf_take_one, which validates and counts
  * like gv_vq_get_used(): the queue breaks on a bad id, length or flags; a
  * runt is an error and its mbuf is freed. Refill takes mbufs from the
  * pool straight into the core's cookie array, writes each descriptor
@@ -42,21 +42,21 @@ static __rte_always_inline struct vecp_span vecp_span(const struct gv_rxq *rxq, 
 						      uint32_t cap, uint32_t width)
 {
 	struct gv_vq *vq = rxq->q.vq;
-	const uint32_t num = gvpf_num(vq);
-	uint32_t pos0 = gvpf_used_pos(vq) + k0, wrap = gvpf_used_wrap(vq);
+	const uint32_t num = gvf_num(vq);
+	uint32_t pos0 = gvf_used_pos(vq, GV_LAYOUT_PACKED) + k0, wrap = gvf_packed_used_wrap(vq);
 	struct vecp_span sp;
 
 	if (pos0 >= num) {
 		pos0 -= num;
 		wrap ^= 1;
 	}
-	sp.ring = gvpf_ring(vq);
-	sp.cks = gvpf_cookies(vq);
+	sp.ring = gvf_packed_ring(vq);
+	sp.cks = gvf_cookies(vq, GV_LAYOUT_PACKED);
 	sp.k0 = k0;
 	sp.pos0 = pos0;
 	sp.groups = RTE_MIN(cap - k0, num - pos0) / width;
 	sp.hdr = rxq->hdr_size;
-	sp.lim = gvpf_len(vq) - rxq->hdr_size - 1 - rxq->mrg;
+	sp.lim = gvf_len(vq, GV_LAYOUT_PACKED) - rxq->hdr_size - 1 - rxq->mrg;
 	sp.want = pos0 | GVPF_USED_BITS(wrap) << 16;
 	return sp;
 }
@@ -262,9 +262,9 @@ static __rte_always_inline bool vecp_singles(struct gv_rxq *rxq, struct rte_mbuf
 					     uint32_t *kp, uint32_t end, const enum gv_barrier B)
 {
 	struct gv_vq *vq = rxq->q.vq;
-	const struct gv_packed_desc *ring = gvpf_ring(vq);
-	const uint32_t num = gvpf_num(vq), hdr = rxq->hdr_size, max = gvpf_len(vq) - rxq->mrg;
-	uint32_t k = *kp, pos = gvpf_used_pos(vq) + k, wrap = gvpf_used_wrap(vq);
+	const struct gv_packed_desc *ring = gvf_packed_ring(vq);
+	const uint32_t num = gvf_num(vq), hdr = rxq->hdr_size, max = gvf_len(vq, GV_LAYOUT_PACKED) - rxq->mrg;
+	uint32_t k = *kp, pos = gvf_used_pos(vq, GV_LAYOUT_PACKED) + k, wrap = gvf_packed_used_wrap(vq);
 	bool odd = false;
 
 	if (pos >= num) {
@@ -290,7 +290,7 @@ static __rte_always_inline bool vecp_singles(struct gv_rxq *rxq, struct rte_mbuf
 			odd = true;
 			break;
 		}
-		m = gvpf_cookie(vq, pos);
+		m = gvf_cookie(vq, pos, GV_LAYOUT_PACKED);
 		gv_rx_init_mbuf(rxq, m, len - hdr);
 		rxq->q.st.bytes += len - hdr;
 		count_size(&rxq->q.st, len - hdr);
@@ -321,14 +321,14 @@ static __rte_always_inline uint16_t vecp_burst(struct gv_rxq *rxq, struct rte_mb
 
 	if (n > GV_BURST_MAX)
 		n = GV_BURST_MAX;
-	if (!gvb_used_maybe(vq, GV_LAYOUT_PACKED) || unlikely(!gvpf_on(vq))) {
+	if (!gvb_used_maybe(vq, GV_LAYOUT_PACKED) || unlikely(!gvf_on(vq, GV_LAYOUT_PACKED))) {
 		/* A poll that finds nothing: the refill retry out of line, if due. */
-		if (unlikely(gvpf_room(vq) >= rxq->refill_thresh || gvb_broken(vq)))
+		if (unlikely(gvf_room(vq) >= rxq->refill_thresh || gvb_broken(vq)))
 			vec_finish_idle(rxq, GV_LAYOUT_PACKED, B);
 		return 0;
 	}
-	if (likely(gvpf_in_step(vq) && !rxq->mrg_head)) {
-		const uint32_t cap = RTE_MIN((uint32_t)n, gvpf_inflight(vq));
+	if (likely(gvf_in_step(vq, GV_LAYOUT_PACKED) && !rxq->mrg_head)) {
+		const uint32_t cap = gvf_ready(vq, n, GV_LAYOUT_PACKED, B);
 		uint32_t done;
 
 		do {
@@ -342,7 +342,7 @@ static __rte_always_inline uint16_t vecp_burst(struct gv_rxq *rxq, struct rte_mb
 			odd = vecp_singles(rxq, pkts, &k, RTE_MIN(cap, k + 4), B);
 		} while (!odd && k != done && k != cap);
 		/* k == cap: n taken, or nothing more in flight. */
-		gvpf_take_in_step(vq, k);
+		gvf_take_in_step(vq, k, GV_LAYOUT_PACKED);
 	}
 	nrx = (uint16_t)k;
 	if (unlikely(odd && k < n))

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gv_tx_vec.c - the vectorized TX path: the in-order TX path on a ring in
- * the core's TX fixed mode (split: common/ring/gv_vq_fixed.h,
- * gv_vq_fixed_tx_enable; packed: gv_vq_fixed_packed.h, gvpf_tx_enable),
+ * the core's TX fixed mode (common/ring/gv_vq_fixed.h, gvf_tx_enable),
  * packets checked four at a time with SSE4.2. One body for both layouts,
  * the layout a literal (as the core's burst verbs).
  *
@@ -41,7 +40,6 @@
 
 #include "gv_tx.h"
 #include "gv_vq_fixed.h"
-#include "gv_vq_fixed_packed.h"
 #ifdef RTE_ARCH_X86
 #include "gv_rx_vec.h" /* the vector byte and size-bin counters */
 #endif
@@ -66,18 +64,12 @@ static_assert(offsetof(struct gv_split_desc, len) == 8, "split desc layout");
 int gv_txq_start_vec(struct gv_txq *txq)
 {
 	struct gv_vq *vq = txq->q.vq;
-	const int ret = txq->q.hw->layout == GV_LAYOUT_PACKED ? gvpf_tx_enable(vq)
-							       : gv_vq_fixed_tx_enable(vq);
+	const int ret = gv_vq_fixed_tx_enable(vq);
 
 	if (ret)
 		GV_LOG(ERR, "%s: tx queue %u: cannot set up the vector path's ring (%s)",
 		       txq->q.hw->name, txq->q.queue_id, strerror(-ret));
 	return ret;
-}
-
-static __rte_always_inline uint32_t txv_room(const struct gv_vq *vq, const enum gv_layout L)
-{
-	return L == GV_LAYOUT_SPLIT ? gvf_room(vq) : gvpf_room(vq);
 }
 
 /*
@@ -89,35 +81,20 @@ static __rte_always_inline uint32_t vec_reclaim(struct gv_txq *txq, uint32_t nee
 						const enum gv_layout L, const enum gv_barrier B)
 {
 	struct gv_vq *vq = txq->q.vq;
-	struct rte_mbuf **cks = (struct rte_mbuf **)(uintptr_t)(L == GV_LAYOUT_SPLIT
-									? gvf_cookies(vq)
-									: gvpf_cookies(vq));
-	const uint32_t num = L == GV_LAYOUT_SPLIT ? gvf_mask(vq) + 1 : gvpf_num(vq);
+	struct rte_mbuf **cks = (struct rte_mbuf **)(uintptr_t)gvf_cookies(vq, L);
+	const uint32_t num = gvf_num(vq);
 	uint32_t done = 0;
 
-	while (done < max && txv_room(vq, L) < need) {
-		const uint32_t want = RTE_MIN(max - done, (uint32_t)GV_BURST_MAX);
-		uint32_t got, pos, first;
+	while (done < max && gvf_room(vq) < need) {
+		const uint32_t got = gvf_tx_done(vq, RTE_MIN(max - done, (uint32_t)GV_BURST_MAX), L, B);
+		const uint32_t pos = gvf_used_pos(vq, L), first = RTE_MIN(got, num - pos);
 
-		if (L == GV_LAYOUT_SPLIT) {
-			got = gvf_ready(vq, want, B);
-			pos = gvf_last_used(vq) & (num - 1);
-		} else {
-			const int32_t k = gvpf_tx_done(vq, B);
-
-			got = k > 0 ? RTE_MIN((uint32_t)k, want) : 0;
-			pos = gvpf_used_pos(vq);
-		}
 		if (got == 0)
 			break;
-		first = RTE_MIN(got, num - pos);
 		tx_free(&cks[pos], first);
 		if (got > first)
 			tx_free(cks, got - first);
-		if (L == GV_LAYOUT_SPLIT)
-			gvf_take_in_step(vq, got);
-		else
-			gvpf_tx_take(vq, got);
+		gvf_tx_take(vq, got, L);
 		done += got;
 	}
 	return done;
@@ -253,24 +230,16 @@ static __rte_always_inline uint16_t vec_xmit(struct gv_txq *txq, struct rte_mbuf
 	uint16_t sent = 0;
 	bool stop = false, retried = false;
 
-	if (txv_room(vq, L) < txq->free_thresh || txv_room(vq, L) < n)
+	if (gvf_room(vq) < txq->free_thresh || gvf_room(vq) < n)
 		vec_reclaim(txq, RTE_MAX((uint32_t)n, txq->free_thresh), UINT32_MAX, L, B);
 	while (sent < n) {
 		struct gv_seg segs[GV_BURST_MAX]; /* packed: what the core writes */
 		uint32_t room, i = 0, j = 0; /* packets taken, positions filled */
-		void **slots;
+		void **slots, *pairs;
 		char *d;
 
-		if (L == GV_LAYOUT_SPLIT) {
-			struct gv_split_desc *sd;
-
-			slots = gvf_tx_post_slots(vq, &room, &sd);
-			d = (char *)sd;
-		} else {
-			slots = gvpf_post_slots(vq, &room);
-			room = RTE_MIN(room, (uint32_t)GV_BURST_MAX);
-			d = (char *)segs;
-		}
+		slots = gvf_tx_slots(vq, &room, GV_BURST_MAX, &pairs, segs, L);
+		d = pairs;
 		if (room == 0)
 			break;
 		while (sent + i < n && j < room) {
@@ -304,10 +273,7 @@ static __rte_always_inline uint16_t vec_xmit(struct gv_txq *txq, struct rte_mbuf
 			i++;
 			j++;
 		}
-		if (L == GV_LAYOUT_SPLIT)
-			gvf_post_commit_tx(vq, j);
-		else
-			gvpf_post_commit_tx(vq, j, segs);
+		gvf_tx_commit(vq, j, segs, L);
 		txq->q.st.packets += j;
 		sent += i;
 		if (unlikely(stop)) {
