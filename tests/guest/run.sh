@@ -12,12 +12,13 @@
 #   core: modern packed legacy noiommu pvp pvp-packed pvp-mq pvp-ovs pvp-ovs-packed
 #         (in scripts/test.sh)
 #   all:  core + mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio
-#         pvp-mrg-off pvp-ovs-mrg-off pvp-ctrl mig mig-packed
+#         pvp-mrg-off pvp-ovs-mrg-off pvp-ovs-mq pvp-ctrl mig mig-packed
 #   bench: bench/pvp.sh's (GV_BENCH, GV_BENCH_SIZE, GV_ACCEL, GV_PIN, GV_LIMIT)
 # pvp*: the NICs on vhost-user, served by a host testpmd with two net_vhost
 # ports forwarding between them; each step once with gvirtio and once
 # with DPDK's net_virtio (@dpdk) in the same guest. pvp-ovs*: the same
-# behind OVS-DPDK (tests/ovs_lib.sh) instead.
+# behind OVS-DPDK (tests/ovs_lib.sh) instead (pvp-ovs-mq: pvp-mq's two
+# queue pairs, OVS's log must show queue pair 1 enabled on both ports).
 # mig*: live migration under traffic between two QEMUs, the NICs on
 # vhost-user served by tests/guest/gv_mig_peer (tests/guest/mig.sh).
 #
@@ -34,7 +35,7 @@ REPO=$(cd "$HERE/../.." && pwd)
 build=$REPO/build
 CORE=(modern packed legacy noiommu pvp pvp-packed pvp-mq pvp-ovs pvp-ovs-packed)
 ALL=("${CORE[@]}" mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio pvp-mrg-off
-	pvp-ovs-mrg-off pvp-ctrl mig mig-packed)
+	pvp-ovs-mrg-off pvp-ovs-mq pvp-ctrl mig mig-packed)
 cases=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -185,6 +186,12 @@ setup_case() { # name
 		nic="$MODERN,mq=on,vectors=6" wire=vhost vq=2 mq=2 steps=mq,mq@dpdk
 		checks=("+MQ" "+rx per queue")
 		;;
+	pvp-ovs-mq)
+		# pvp-mq behind OVS-DPDK: its dpdkvhostuser ports take 2 queues
+		# from the guest; the host checks OVS enabled queue 1 of each
+		nic="$MODERN,mq=on,vectors=6" wire=ovs vq=2 mq=2 steps=mq,mq@dpdk
+		checks=("+MQ" "+rx per queue")
+		;;
 	pvp-ctrl)
 		# the control plane: QEMU's receive filter as the guest set it
 		nic="$MODERN,mq=on,vectors=6" wire=vhost vq=2 mq=2 steps=payload,ctrl,payload@dpdk,ctrl@dpdk
@@ -263,10 +270,35 @@ vhost_down() {
 # (it serves $run/ovs/vhu0, vhu1) and flows between them. While the guest
 # runs, ovs_poll keeps the largest packet counts of the two flows. Down:
 # both flows forwarded traffic, OVS logged no error; its log kept.
+# Multi-queue ($vq > 1): a port takes its queue count from the guest;
+# OVS's default TX steering ("thread": one PMD thread, one TX queue of a
+# port) would put all it sends to the guest on one of its RX queues, so
+# the ports get tx-steering=hash (by 5-tuple over all enabled queues).
 ovs_wire_up() { # run
 	ovs_max=(0 0)
 	hugepages_reserve 600 || { ovs_err="cannot reserve 600 2 MB hugepages"; return 1; }
-	ovs_begin "$1/ovs" "gvovsg$$" && ovs_start && ovs_bridge dpdkvhostuser
+	ovs_begin "$1/ovs" "gvovsg$$" && ovs_start && ovs_bridge dpdkvhostuser || return 1
+	[ "$vq" = 1 ] || ovs_vsctl set Interface vhu0 other_config:tx-steering=hash \
+		-- set Interface vhu1 other_config:tx-steering=hash ||
+		{ ovs_err="cannot set tx-steering=hash on vhu0, vhu1"; return 1; }
+}
+# ovs_mq_checks LOG: each port's last queue pair ($vq - 1) was enabled
+# both ways (guest TX = OVS rx_qid, guest RX = OVS tx_qid) once per guest
+# DPDK run, OVS's PMD polled that RX queue, and the ports steer by hash.
+ovs_mq_checks() {
+	local p d q=$((vq - 1)) n runs
+	runs=$(tr , '\n' <<<"$steps" | grep -c .)
+	for p in vhu0 vhu1; do
+		for d in rx tx; do
+			n=$(grep -cF "( ${d}_qid $q ) of vhost device '$run/ovs/$p' changed to 'enabled'" "$1")
+			[ "$n" -ge "$runs" ] ||
+				why+=("OVS enabled $p's ${d}_qid $q $n times, not once per step ($runs)")
+		done
+		grep -qF "assigned port '$p' rx queue $q " "$1" ||
+			why+=("OVS's PMD was never assigned $p's rx queue $q")
+		grep -qF "$p: Tx packet steering mode has been set to 'hash'" "$1" ||
+			why+=("OVS did not log tx-steering=hash for $p")
+	done
 }
 ovs_poll() {
 	local i=0 v
@@ -281,6 +313,7 @@ ovs_wire_down() { # run
 		why+=("OVS's flows forwarded too little (vhu0 -> vhu1, vhu1 -> vhu0: ${ovs_max[*]})")
 	grep -q '|ERR|' "$1/ovs/vswitchd.log" 2>/dev/null &&
 		why+=("OVS logged an error: $(grep -m1 '|ERR|' "$1/ovs/vswitchd.log")")
+	[ "$vq" = 1 ] || ovs_mq_checks "$1/ovs/vswitchd.log"
 	cp "$1/ovs/vswitchd.log" "$logs/$name.ovs.log" 2>/dev/null
 	rm -rf "/var/run/dpdk/gvovsg$$"
 	hugepages_release "gvovsg$$"
