@@ -63,9 +63,20 @@ t_prep=$(date +%s)
 kdir=$(bash "$HERE/kernel.sh") || die "cannot prepare the guest kernel"
 work=$(mktemp -d /var/tmp/gvirtio-guest.XXXXXX)
 chmod 755 "$work"
-qpids=() # the case's QEMUs, by instance
+qpids=() # the case's QEMUs, by instance: the PIDs of their timeout wrappers
+# qemu_kill PID...: SIGKILL to each wrapper's process group (timeout makes
+# one of its own, its QEMU in it). SIGKILL to the wrapper alone would leave
+# its QEMU running, orphaned, after the run (seen: a destination QEMU still
+# waiting for its migration 20 minutes after a failed mig case).
+qemu_kill() {
+	local p
+	for p in "$@"; do
+		kill -9 -- "-$p" 2>/dev/null || kill -9 "$p" 2>/dev/null
+	done
+	return 0
+}
 cleanup() {
-	[ ${#qpids[@]} = 0 ] || kill -9 "${qpids[@]}" 2>/dev/null
+	[ ${#qpids[@]} = 0 ] || qemu_kill "${qpids[@]}"
 	peer_down
 	[ -z "$hpid" ] || kill -9 "$hpid" 2>/dev/null
 	tap_wire_down
@@ -414,7 +425,7 @@ qemu_start() {
 
 run_case() { # name -> sets why
 	local name=$1
-	local run=$work/$name log=$logs/$name.log limit=${GV_LIMIT:-900} t0 qrc c pat n con inst=0 win=-1
+	local run=$work/$name log=$logs/$name.log limit=${GV_LIMIT:-900} t0 qrc c pat n con inst=0 win=-1 oops
 	qpids=()
 	rm -rf "$run"
 	mkdir -p "$run"
@@ -484,7 +495,7 @@ run_case() { # name -> sets why
 	# after GV-RESULT the guest reboots, which ends QEMU (-no-reboot)
 	local end=$((SECONDS + 60))
 	while kill -0 "${qpids[$inst]}" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.2; done
-	kill -9 "${qpids[@]}" 2>/dev/null
+	qemu_kill "${qpids[@]}"
 	qrc=0
 	wait "${qpids[$inst]}" || qrc=$?
 	: >"$log"
@@ -514,6 +525,8 @@ run_case() { # name -> sets why
 	[ "$qrc" = 0 ] || why+=("qemu exit status $qrc$([ "$qrc" = 137 ] && echo " (killed: over ${limit} s)"): $(tail -n2 "$run/qemu.out" | tr '\n' ' ')")
 
 	grep -q '^GV-RESULT PASS' "$log" || why+=("the guest did not report GV-RESULT PASS")
+	oops=$(grep -m1 -E '^\[ *[0-9]+\.[0-9]+\] (BUG|kernel BUG|Oops|general protection|Kernel panic)' "$log")
+	[ -z "$oops" ] || why+=("the guest's kernel crashed: $oops")
 	grep '^GV-STEP .* FAIL' "$log" | sed 's/^GV-STEP /step /' | while read -r l; do echo "$l"; done >"$run/fails"
 	while read -r l; do why+=("$l"); done <"$run/fails"
 	for s in ${steps//,/ }; do
