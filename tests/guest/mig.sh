@@ -112,11 +112,15 @@ mig_rounds() {
 		for _ in $(seq 1 600); do
 			info=$(monitor "$run/mon$src.sock" "info migrate" 2>/dev/null)
 			[[ "$info" == *"Migration status: completed"* || "$info" == *"Migration status: failed"* ]] && break
+			# a QEMU that ended (its guest crashed, it failed) ends the wait
+			if ! kill -0 "${qpids[$src]}" 2>/dev/null || ! kill -0 "${qpids[$dst]}" 2>/dev/null; then break; fi
 			sleep 0.5
 		done
 		echo "$info" >>"$run/monitor.log"
 		if [[ "$info" != *"Migration status: completed"* ]]; then
-			why+=("$drv: migration $r ($src -> $dst) did not complete: $(echo "$info" | grep -i status)")
+			why+=("$drv: migration $r ($src -> $dst) did not complete: $(echo "$info" | grep -i status)$(
+				kill -0 "${qpids[$src]}" 2>/dev/null || echo " (QEMU $src has ended)")$(
+				kill -0 "${qpids[$dst]}" 2>/dev/null || echo " (QEMU $dst has ended)")")
 			return 1
 		fi
 		total=$(echo "$info" | sed -n 's/^total time: \([0-9]*\) ms.*/\1/p')
@@ -125,7 +129,7 @@ mig_rounds() {
 		# the source is paused after the migration: end it
 		monitor "$run/mon$src.sock" quit >/dev/null 2>&1
 		for _ in $(seq 1 100); do kill -0 "${qpids[$src]}" 2>/dev/null || break; sleep 0.1; done
-		kill -9 "${qpids[$src]}" 2>/dev/null
+		qemu_kill "${qpids[$src]}"
 		wait "${qpids[$src]}" 2>/dev/null
 		inst=$dst
 		mig_row "$drv" "$src -> $dst (vh$((src % 2 * 2))/vh$((src % 2 * 2 + 1)) -> vh$((dst % 2 * 2))/vh$((dst % 2 * 2 + 1)))" "${total:-?}" "${down:-?}"

@@ -12,12 +12,13 @@
 #   core: modern packed legacy noiommu pvp pvp-packed pvp-mq pvp-ovs pvp-ovs-packed
 #         (in scripts/test.sh)
 #   all:  core + mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio
-#         pvp-mrg-off pvp-ovs-mrg-off pvp-ctrl mig mig-packed
+#         pvp-mrg-off pvp-ovs-mrg-off pvp-ovs-mq pvp-ctrl mig mig-packed
 #   bench: bench/pvp.sh's (GV_BENCH, GV_BENCH_SIZE, GV_ACCEL, GV_PIN, GV_LIMIT)
 # pvp*: the NICs on vhost-user, served by a host testpmd with two net_vhost
 # ports forwarding between them; each step once with gvirtio and once
 # with DPDK's net_virtio (@dpdk) in the same guest. pvp-ovs*: the same
-# behind OVS-DPDK (tests/ovs_lib.sh) instead.
+# behind OVS-DPDK (tests/ovs_lib.sh) instead (pvp-ovs-mq: pvp-mq's two
+# queue pairs, OVS's log must show queue pair 1 enabled on both ports).
 # mig*: live migration under traffic between two QEMUs, the NICs on
 # vhost-user served by tests/guest/gv_mig_peer (tests/guest/mig.sh).
 #
@@ -34,7 +35,7 @@ REPO=$(cd "$HERE/../.." && pwd)
 build=$REPO/build
 CORE=(modern packed legacy noiommu pvp pvp-packed pvp-mq pvp-ovs pvp-ovs-packed)
 ALL=("${CORE[@]}" mrg-off viommu misconfig lsc rxintr packed-intr legacy-intr mq uio pvp-mrg-off
-	pvp-ovs-mrg-off pvp-ctrl mig mig-packed)
+	pvp-ovs-mrg-off pvp-ovs-mq pvp-ctrl mig mig-packed)
 cases=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -62,9 +63,20 @@ t_prep=$(date +%s)
 kdir=$(bash "$HERE/kernel.sh") || die "cannot prepare the guest kernel"
 work=$(mktemp -d /var/tmp/gvirtio-guest.XXXXXX)
 chmod 755 "$work"
-qpids=() # the case's QEMUs, by instance
+qpids=() # the case's QEMUs, by instance: the PIDs of their timeout wrappers
+# qemu_kill PID...: SIGKILL to each wrapper's process group (timeout makes
+# one of its own, its QEMU in it). SIGKILL to the wrapper alone would leave
+# its QEMU running, orphaned, after the run (seen: a destination QEMU still
+# waiting for its migration 20 minutes after a failed mig case).
+qemu_kill() {
+	local p
+	for p in "$@"; do
+		kill -9 -- "-$p" 2>/dev/null || kill -9 "$p" 2>/dev/null
+	done
+	return 0
+}
 cleanup() {
-	[ ${#qpids[@]} = 0 ] || kill -9 "${qpids[@]}" 2>/dev/null
+	[ ${#qpids[@]} = 0 ] || qemu_kill "${qpids[@]}"
 	peer_down
 	[ -z "$hpid" ] || kill -9 "$hpid" 2>/dev/null
 	tap_wire_down
@@ -185,6 +197,12 @@ setup_case() { # name
 		nic="$MODERN,mq=on,vectors=6" wire=vhost vq=2 mq=2 steps=mq,mq@dpdk
 		checks=("+MQ" "+rx per queue")
 		;;
+	pvp-ovs-mq)
+		# pvp-mq behind OVS-DPDK: its dpdkvhostuser ports take 2 queues
+		# from the guest; the host checks OVS enabled queue 1 of each
+		nic="$MODERN,mq=on,vectors=6" wire=ovs vq=2 mq=2 steps=mq,mq@dpdk
+		checks=("+MQ" "+rx per queue")
+		;;
 	pvp-ctrl)
 		# the control plane: QEMU's receive filter as the guest set it
 		nic="$MODERN,mq=on,vectors=6" wire=vhost vq=2 mq=2 steps=payload,ctrl,payload@dpdk,ctrl@dpdk
@@ -263,10 +281,35 @@ vhost_down() {
 # (it serves $run/ovs/vhu0, vhu1) and flows between them. While the guest
 # runs, ovs_poll keeps the largest packet counts of the two flows. Down:
 # both flows forwarded traffic, OVS logged no error; its log kept.
+# Multi-queue ($vq > 1): a port takes its queue count from the guest;
+# OVS's default TX steering ("thread": one PMD thread, one TX queue of a
+# port) would put all it sends to the guest on one of its RX queues, so
+# the ports get tx-steering=hash (by 5-tuple over all enabled queues).
 ovs_wire_up() { # run
 	ovs_max=(0 0)
 	hugepages_reserve 600 || { ovs_err="cannot reserve 600 2 MB hugepages"; return 1; }
-	ovs_begin "$1/ovs" "gvovsg$$" && ovs_start && ovs_bridge dpdkvhostuser
+	ovs_begin "$1/ovs" "gvovsg$$" && ovs_start && ovs_bridge dpdkvhostuser || return 1
+	[ "$vq" = 1 ] || ovs_vsctl set Interface vhu0 other_config:tx-steering=hash \
+		-- set Interface vhu1 other_config:tx-steering=hash ||
+		{ ovs_err="cannot set tx-steering=hash on vhu0, vhu1"; return 1; }
+}
+# ovs_mq_checks LOG: each port's last queue pair ($vq - 1) was enabled
+# both ways (guest TX = OVS rx_qid, guest RX = OVS tx_qid) once per guest
+# DPDK run, OVS's PMD polled that RX queue, and the ports steer by hash.
+ovs_mq_checks() {
+	local p d q=$((vq - 1)) n runs
+	runs=$(tr , '\n' <<<"$steps" | grep -c .)
+	for p in vhu0 vhu1; do
+		for d in rx tx; do
+			n=$(grep -cF "( ${d}_qid $q ) of vhost device '$run/ovs/$p' changed to 'enabled'" "$1")
+			[ "$n" -ge "$runs" ] ||
+				why+=("OVS enabled $p's ${d}_qid $q $n times, not once per step ($runs)")
+		done
+		grep -qF "assigned port '$p' rx queue $q " "$1" ||
+			why+=("OVS's PMD was never assigned $p's rx queue $q")
+		grep -qF "$p: Tx packet steering mode has been set to 'hash'" "$1" ||
+			why+=("OVS did not log tx-steering=hash for $p")
+	done
 }
 ovs_poll() {
 	local i=0 v
@@ -281,6 +324,7 @@ ovs_wire_down() { # run
 		why+=("OVS's flows forwarded too little (vhu0 -> vhu1, vhu1 -> vhu0: ${ovs_max[*]})")
 	grep -q '|ERR|' "$1/ovs/vswitchd.log" 2>/dev/null &&
 		why+=("OVS logged an error: $(grep -m1 '|ERR|' "$1/ovs/vswitchd.log")")
+	[ "$vq" = 1 ] || ovs_mq_checks "$1/ovs/vswitchd.log"
 	cp "$1/ovs/vswitchd.log" "$logs/$name.ovs.log" 2>/dev/null
 	rm -rf "/var/run/dpdk/gvovsg$$"
 	hugepages_release "gvovsg$$"
@@ -381,7 +425,7 @@ qemu_start() {
 
 run_case() { # name -> sets why
 	local name=$1
-	local run=$work/$name log=$logs/$name.log limit=${GV_LIMIT:-900} t0 qrc c pat n con inst=0 win=-1
+	local run=$work/$name log=$logs/$name.log limit=${GV_LIMIT:-900} t0 qrc c pat n con inst=0 win=-1 oops
 	qpids=()
 	rm -rf "$run"
 	mkdir -p "$run"
@@ -451,7 +495,7 @@ run_case() { # name -> sets why
 	# after GV-RESULT the guest reboots, which ends QEMU (-no-reboot)
 	local end=$((SECONDS + 60))
 	while kill -0 "${qpids[$inst]}" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.2; done
-	kill -9 "${qpids[@]}" 2>/dev/null
+	qemu_kill "${qpids[@]}"
 	qrc=0
 	wait "${qpids[$inst]}" || qrc=$?
 	: >"$log"
@@ -481,6 +525,8 @@ run_case() { # name -> sets why
 	[ "$qrc" = 0 ] || why+=("qemu exit status $qrc$([ "$qrc" = 137 ] && echo " (killed: over ${limit} s)"): $(tail -n2 "$run/qemu.out" | tr '\n' ' ')")
 
 	grep -q '^GV-RESULT PASS' "$log" || why+=("the guest did not report GV-RESULT PASS")
+	oops=$(grep -m1 -E '^\[ *[0-9]+\.[0-9]+\] (BUG|kernel BUG|Oops|general protection|Kernel panic)' "$log")
+	[ -z "$oops" ] || why+=("the guest's kernel crashed: $oops")
 	grep '^GV-STEP .* FAIL' "$log" | sed 's/^GV-STEP /step /' | while read -r l; do echo "$l"; done >"$run/fails"
 	while read -r l; do why+=("$l"); done <"$run/fails"
 	for s in ${steps//,/ }; do
