@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_handoff.c - the queue handoff between a burst and the control path
- * (gv_queue_enter/exit, gv_queue_pause/resume; gv_pmd.h, gv_rxtx.c).
+ * (gv_queue_enter/exit, gv_queue_pause/resume; gv_queue.h, gv_queue.c).
  *
  * A "burst" thread and a "control" thread, pinned to different CPUs when
  * there are two, both update one plain (non-atomic) record: the burst
@@ -29,7 +29,7 @@
 
 #include <cmocka.h>
 
-#include "gv_pmd.h"
+#include "gv_queue.h"
 
 #define BURSTS 1000000u /* burst-thread updates per case */
 #define PAUSES 50000u /* control-thread pauses per case */

@@ -25,7 +25,7 @@
 #include <rte_errno.h>
 
 #include "gv_loop.h"
-#include "gv_pmd.h"
+#include "gv_queue.h"
 
 #define QSZ 64
 #define BUFSZ 2048

@@ -21,7 +21,8 @@
 #include <cmocka.h>
 
 #include "gv_test_loop.h"
-#include "gv_pmd.h"
+#include "gv_path.h"
+#include "gv_queue.h"
 
 /* The clones' own pool: no data room, as applications make them. */
 static struct rte_mempool *mp_ind;
@@ -108,7 +109,7 @@ static void mix(const struct tx_case *tc)
 	port_start(&p, &cfg);
 	assert_int_equal(rte_eth_xstats_get_id_by_name(p.id, "tx_path", &path), 0);
 	assert_int_equal(rte_eth_xstats_get_by_id(p.id, &path, &path, 1), 1);
-	if (tc->vec && gv_tx_vec_usable(GV_TX_VEC_SSE))
+	if (tc->vec && gv_tx_path_usable(GV_TX_VEC_SSE))
 		assert_int_equal(path, GV_TX_VEC_SSE);
 	else
 		assert_int_not_equal(path, GV_TX_VEC_SSE);
@@ -236,7 +237,7 @@ static void vec_limits(const char *args)
 static void test_vec_limits(void **state)
 {
 	(void)state;
-	if (!gv_tx_vec_usable(GV_TX_VEC_SSE))
+	if (!gv_tx_path_usable(GV_TX_VEC_SSE))
 		skip();
 	vec_limits("packed_vq=0,mrg_rxbuf=0");
 	vec_limits("packed_vq=1,mrg_rxbuf=0");

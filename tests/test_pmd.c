@@ -33,7 +33,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "gv_pmd.h"
+#include "gv_path.h"
 #include "gv_pmd_harness.h"
 
 #define BIT(n) (1ULL << (n))
@@ -67,21 +67,21 @@ static uint32_t frames_for(uint32_t len)
 }
 
 /* The vector RX path this CPU and EAL allow, else the scalar one. */
-static enum gv_rx_path best_vec(void)
+static enum gv_rx_path_id best_vec(void)
 {
-	return gv_rx_vec_usable(GV_RX_VEC_AVX2) ? GV_RX_VEC_AVX2
-	       : gv_rx_vec_usable(GV_RX_VEC_SSE) ? GV_RX_VEC_SSE : GV_RX_SIMPLE;
+	return gv_rx_path_usable(GV_RX_VEC_AVX2) ? GV_RX_VEC_AVX2
+	       : gv_rx_path_usable(GV_RX_VEC_SSE) ? GV_RX_VEC_SSE : GV_RX_SIMPLE;
 }
 
 /* The vector RX path this CPU and EAL allow, else the scalar one for mergeable buffers or not. */
-static enum gv_rx_path best_vec_or_scalar(bool mrg)
+static enum gv_rx_path_id best_vec_or_scalar(bool mrg)
 {
-	enum gv_rx_path p = best_vec();
+	enum gv_rx_path_id p = best_vec();
 
 	return p == GV_RX_SIMPLE && mrg ? GV_RX_MRG : p;
 }
 
-static enum gv_rx_path expect_rx(const struct mcase *c)
+static enum gv_rx_path_id expect_rx(const struct mcase *c)
 {
 	if (c->vec && c->dp != GV_FORCE_FULL)
 		return best_vec_or_scalar(c->mrg);
@@ -92,12 +92,12 @@ static enum gv_rx_path expect_rx(const struct mcase *c)
 }
 
 /* The vector TX path (IN_ORDER) where this CPU and EAL allow it, else in-order. */
-static enum gv_tx_path best_tx_vec(void)
+static enum gv_tx_path_id best_tx_vec(void)
 {
-	return gv_tx_vec_usable(GV_TX_VEC_SSE) ? GV_TX_VEC_SSE : GV_TX_INORDER;
+	return gv_tx_path_usable(GV_TX_VEC_SSE) ? GV_TX_VEC_SSE : GV_TX_INORDER;
 }
 
-static enum gv_tx_path expect_tx(const struct mcase *c)
+static enum gv_tx_path_id expect_tx(const struct mcase *c)
 {
 	if (c->dp == GV_FORCE_INORDER && c->vec)
 		return best_tx_vec();

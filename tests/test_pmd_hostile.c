@@ -150,7 +150,7 @@ static void test_rx_vec_mrg_num_buffers(void **state)
 {
 	static const char *const inputs[] = { "pmd_rx_vec_mrg_num_buffers",
 					      "pmd_rx_vec_packed_mrg_num_buffers" };
-	const bool usable = gv_rx_vec_usable(GV_RX_VEC_SSE);
+	const bool usable = gv_rx_path_usable(GV_RX_VEC_SSE);
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
@@ -228,7 +228,7 @@ static void test_corpus_vectorized(void **state)
 	(void)state;
 	test_corpus(&arg);
 	print_message("%u runs on a vector rx path\n", fz_pmd_vec_runs - before);
-	if (gv_rx_vec_usable(GV_RX_VEC_SSE))
+	if (gv_rx_path_usable(GV_RX_VEC_SSE))
 		assert_true(fz_pmd_vec_runs - before >= 8);
 	else
 		assert_int_equal(fz_pmd_vec_runs, before);
@@ -253,7 +253,7 @@ static void test_packed_vec_hostile(void **state)
 		{ "seed-packed-vec-dup-id", 1 },	{ "seed-packed-vec-bad-len", 1 },
 		{ "seed-packed-vec-inorder-bad-order", 1 }, { "seed-packed-vec-raw-used", 1 },
 	};
-	const bool usable = gv_rx_vec_usable(GV_RX_VEC_SSE);
+	const bool usable = gv_rx_path_usable(GV_RX_VEC_SSE);
 
 	(void)state;
 	fz_pmd_vec_mode = GV_VEC_ON;

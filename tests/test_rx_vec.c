@@ -23,7 +23,8 @@
 
 #include <ethdev_driver.h>
 
-#include "gv_pmd.h"
+#include "gv_path.h"
+#include "gv_queue.h"
 #include "gv_test_loop.h"
 #include "gv_vq_priv.h"
 

@@ -822,7 +822,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "fuzz_pmd: start failed\n");
 	fz_pmd_started += rte_eth_devices[r.port].data->dev_started;
 	if (rte_eth_devices[r.port].data->dev_started &&
-	    gv_rx_path_vec(((struct gv_hw *)rte_eth_devices[r.port].data->dev_private)->rx_path)) {
+	    gv_port_rx_path(rte_eth_devices[r.port].data->dev_private)->p.vector) {
 		vec = true;
 		fz_pmd_vec_runs++;
 		fz_pmd_vec_packed_runs += g_port.packed;

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "fuzz_util.h"
-#include "gv_pmd.h"
+#include "gv_path.h"
 #include "gv_vqd.h"
 
 #define FZD_MAX_VQ (2 * GV_MAX_QUEUE_PAIRS + 1)

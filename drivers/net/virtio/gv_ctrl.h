@@ -12,7 +12,7 @@
 
 #include <ethdev_driver.h>
 
-#include "gv_pmd.h"
+#include "gv_queue.h"
 
 #define GV_CTRL_RX 0
 #define GV_CTRL_RX_PROMISC 0

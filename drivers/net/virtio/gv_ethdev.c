@@ -14,7 +14,8 @@
 
 #include "gv_ctrl.h"
 #include "gv_offload.h"
-#include "gv_pmd.h"
+#include "gv_path.h"
+#include "gv_queue.h"
 #include "gv_rss.h"
 #include "gv_stats.h"
 
@@ -23,8 +24,6 @@ RTE_LOG_REGISTER(gv_logtype, pmd.net.gvirtio, NOTICE);
 const struct gv_transport_ops *gv_tp_table[GV_TP_MAX];
 
 #define GV_MAX_RX_PKTLEN 9728
-#define GV_RX_INDIRECT 16 /* indirect entries per RX chain (full path) */
-#define GV_TX_INDIRECT (GV_MAX_TX_SEGS + 1) /* per TX chain: a header, then every segment */
 
 static struct gv_hw *hw_of(struct rte_eth_dev *dev)
 {
@@ -216,226 +215,6 @@ int gv_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 }
 
 /*
- * Ring size for a queue: what the app asked, else the devarg, capped by
- * the device's maximum; a device with a fixed size (legacy PCI) gets
- * exactly its own. 0 when the device's number is unusable: no queue (0),
- * or a fixed split size that is not a power of two or beyond the core's
- * limit (the device's register, read once).
- */
-static uint16_t queue_size(struct gv_hw *hw, uint16_t vq_idx, uint16_t nb_desc, uint32_t *maxp)
-{
-	uint32_t size = nb_desc ? nb_desc : hw->queue_size;
-	uint32_t max = gv_ops(hw)->queue_max(hw, vq_idx);
-
-	*maxp = max;
-	if (max == 0)
-		return 0;
-	if (gv_ops(hw)->fixed_queue_size) {
-		if (max > GV_RING_MAX_NUM ||
-		    (hw->layout == GV_LAYOUT_SPLIT && !rte_is_power_of_2(max)))
-			return 0;
-		return (uint16_t)max;
-	}
-	if (size < 2)
-		size = 2;
-	if (hw->layout == GV_LAYOUT_SPLIT)
-		size = rte_align32pow2(size);
-	if (size > max)
-		size = hw->layout == GV_LAYOUT_SPLIT ? rte_align32prevpow2(max) : max;
-	return (uint16_t)size;
-}
-
-void gv_queue_free(struct gv_queue *q)
-{
-	rte_memzone_free(q->mz);
-	rte_free(q->vq);
-	q->mz = NULL;
-	q->vq = NULL;
-}
-
-/* Ring memory, core state and indirect tables of one queue. */
-int gv_queue_alloc(struct rte_eth_dev *dev, struct gv_queue *q, uint16_t vq_idx,
-		       uint16_t queue_id, uint16_t nb_desc, unsigned int socket, uint16_t max_ind)
-{
-	struct gv_hw *hw = hw_of(dev);
-	struct gv_vq_config cfg = { 0 };
-	char name[RTE_MEMZONE_NAMESIZE];
-	size_t ring_bytes, ind_bytes;
-	uint32_t max;
-	uint16_t size;
-	int ret;
-
-	if (!hw->negotiated) {
-		GV_LOG(ERR, "%s: queue set-up before configure", hw->name);
-		return -EINVAL;
-	}
-	size = queue_size(hw, vq_idx, nb_desc, &max);
-	if (size == 0) {
-		if (max == 0)
-			GV_LOG(ERR, "%s: queue %u: the device's ring size is 0 (no such queue)",
-			       hw->name, vq_idx);
-		else
-			GV_LOG(ERR, "%s: queue %u: the device's fixed ring size %u is not a power "
-			       "of two up to %u", hw->name, vq_idx, max, GV_RING_MAX_NUM);
-		return -EINVAL;
-	}
-	ring_bytes = RTE_ALIGN_CEIL(gv_ring_size(hw->layout, size, 4096), 64);
-	ind_bytes = gv_has(hw, GV_F_RING_INDIRECT_DESC) ? (size_t)size * max_ind * 16 : 0;
-	snprintf(name, sizeof(name), "gv_p%u_vq%u", dev->data->port_id, vq_idx);
-	q->mz = rte_memzone_reserve_aligned(name, ring_bytes + ind_bytes, (int)socket,
-					    RTE_MEMZONE_IOVA_CONTIG, 4096);
-	q->vq = rte_zmalloc_socket("gv_vq", gv_vq_state_size(hw->layout, size), 64, (int)socket);
-	if (!q->mz || !q->vq) {
-		GV_LOG(ERR, "%s: no memory for queue %u (%u descriptors)", hw->name, vq_idx, size);
-		gv_queue_free(q);
-		return -ENOMEM;
-	}
-	cfg.layout = hw->layout;
-	cfg.barrier = hw->barrier;
-	cfg.num = size;
-	cfg.ring = q->mz->addr;
-	cfg.ring_iova = hw->use_va ? (uint64_t)(uintptr_t)q->mz->addr : q->mz->iova;
-	cfg.align = gv_has(hw, GV_F_VERSION_1) ? 4 : 4096;
-	cfg.features = (gv_has(hw, GV_F_RING_EVENT_IDX) ? GV_VQ_F_EVENT_IDX : 0) |
-		       (gv_has(hw, GV_F_IN_ORDER) ? GV_VQ_F_IN_ORDER : 0);
-	if (ind_bytes) {
-		cfg.features |= GV_VQ_F_INDIRECT;
-		cfg.indirect = (uint8_t *)q->mz->addr + ring_bytes;
-		cfg.indirect_iova = cfg.ring_iova + ring_bytes;
-		cfg.max_indirect = max_ind;
-	}
-	ret = gv_vq_init(q->vq, &cfg);
-	if (ret) {
-		GV_LOG(ERR, "%s: queue %u: ring set-up failed: %s", hw->name, vq_idx, strerror(-ret));
-		gv_queue_free(q);
-		return ret;
-	}
-	q->hw = hw;
-	q->vq_idx = vq_idx;
-	q->queue_id = queue_id;
-	q->size = size;
-	q->kickfd = q->callfd = -1;
-	return 0;
-}
-
-static void gv_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
-{
-	struct gv_rxq *rxq = dev->data->rx_queues[qid];
-
-	if (!rxq)
-		return;
-	gv_rxq_drain(rxq);
-	gv_queue_free(&rxq->q);
-	rte_free(rxq);
-	dev->data->rx_queues[qid] = NULL;
-}
-
-static void gv_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
-{
-	struct gv_txq *txq = dev->data->tx_queues[qid];
-
-	if (!txq)
-		return;
-	gv_txq_drain(txq);
-	gv_queue_free(&txq->q);
-	rte_free(txq);
-	dev->data->tx_queues[qid] = NULL;
-}
-
-static int gv_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
-			     unsigned int socket, const struct rte_eth_rxconf *conf,
-			     struct rte_mempool *mp)
-{
-	struct gv_hw *hw = hw_of(dev);
-	struct gv_rxq *rxq;
-	int ret;
-
-	if (rte_pktmbuf_data_room_size(mp) < RTE_PKTMBUF_HEADROOM + 64) {
-		GV_LOG(ERR, "%s: rx queue %u: mbufs of pool %s are too small", hw->name, qid,
-		       mp->name);
-		return -EINVAL;
-	}
-	gv_rx_queue_release(dev, qid);
-	rxq = rte_zmalloc_socket("gv_rxq", sizeof(*rxq), RTE_CACHE_LINE_SIZE, (int)socket);
-	if (!rxq)
-		return -ENOMEM;
-	ret = gv_queue_alloc(dev, &rxq->q, (uint16_t)(2 * qid), qid, nb_desc, socket, GV_RX_INDIRECT);
-	if (ret) {
-		rte_free(rxq);
-		return ret;
-	}
-	rxq->mp = mp;
-	rxq->port_id = dev->data->port_id;
-	rxq->hdr_size = hw->hdr_size;
-	rxq->addr_off = hw->use_va ? offsetof(struct rte_mbuf, buf_addr)
-				   : offsetof(struct rte_mbuf, buf_iova);
-	ret = gv_queue_thresh(hw, "rx", qid, conf ? conf->rx_free_thresh : 0, rxq->q.size,
-			      &rxq->refill_want);
-	if (ret) {
-		gv_queue_free(&rxq->q);
-		rte_free(rxq);
-		return ret;
-	}
-	rxq->refill_thresh = rxq->refill_want;
-	rxq->chain_len = 1;
-	rxq->q.deferred = conf && conf->rx_deferred_start;
-	dev->data->rx_queues[qid] = rxq;
-	return 0;
-}
-
-static int gv_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
-			     unsigned int socket, const struct rte_eth_txconf *conf)
-{
-	struct gv_hw *hw = hw_of(dev);
-	struct gv_txq *txq;
-	int ret;
-
-	gv_tx_queue_release(dev, qid);
-	txq = rte_zmalloc_socket("gv_txq", sizeof(*txq), RTE_CACHE_LINE_SIZE, (int)socket);
-	if (!txq)
-		return -ENOMEM;
-	ret = gv_queue_alloc(dev, &txq->q, (uint16_t)(2 * qid + 1), qid, nb_desc, socket,
-			  GV_TX_INDIRECT);
-	if (ret) {
-		rte_free(txq);
-		return ret;
-	}
-	txq->hdr_size = hw->hdr_size;
-	txq->addr_off = hw->use_va ? offsetof(struct rte_mbuf, buf_addr)
-				   : offsetof(struct rte_mbuf, buf_iova);
-	ret = gv_queue_thresh(hw, "tx", qid, conf ? conf->tx_free_thresh : 0, txq->q.size,
-			      &txq->free_thresh);
-	if (ret) {
-		gv_queue_free(&txq->q);
-		rte_free(txq);
-		return ret;
-	}
-	txq->q.deferred = conf && conf->tx_deferred_start;
-	txq->in_order = gv_has(hw, GV_F_IN_ORDER);
-	txq->indirect = gv_has(hw, GV_F_RING_INDIRECT_DESC);
-	txq->csum = gv_has(hw, GV_NET_F_CSUM);
-	txq->tso = gv_has(hw, GV_NET_F_HOST_TSO4) || gv_has(hw, GV_NET_F_HOST_TSO6);
-	dev->data->tx_queues[qid] = txq;
-	return 0;
-}
-
-/* Smallest RX mbuf data room (after headroom) over the port's queues. */
-static uint32_t rx_mbuf_room(struct rte_eth_dev *dev)
-{
-	uint32_t room = UINT32_MAX;
-
-	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {
-		struct gv_rxq *rxq = dev->data->rx_queues[i];
-
-		if (rxq)
-			room = RTE_MIN(room, (uint32_t)rte_pktmbuf_data_room_size(rxq->mp) -
-						     RTE_PKTMBUF_HEADROOM);
-	}
-	return room;
-}
-
-
-/*
  * RX interrupts (intr_conf.rxq): each RX queue's call eventfd becomes an
  * efd of the port's interrupt handle, so rte_eth_dev_rx_intr_ctl_q() and
  * the epoll helpers work; enable/disable ask the device through the ring.
@@ -489,29 +268,13 @@ static int gv_rx_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
 	return 0;
 }
 
-/* Every queue the port runs, RX then TX; `fn` for each. */
-static void for_each_queue(struct rte_eth_dev *dev, void (*fn)(struct gv_queue *q))
-{
-	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
-		if (dev->data->rx_queues[i])
-			fn(&((struct gv_rxq *)dev->data->rx_queues[i])->q);
-	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
-		if (dev->data->tx_queues[i])
-			fn(&((struct gv_txq *)dev->data->tx_queues[i])->q);
-}
-
 /* The device no longer touches the rings: take every mbuf back. */
 static void drain_all(struct rte_eth_dev *dev)
 {
 	struct gv_hw *hw = hw_of(dev);
 
 	gv_ctrl_reset(hw);
-	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
-		if (dev->data->rx_queues[i])
-			gv_rxq_drain(dev->data->rx_queues[i]);
-	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
-		if (dev->data->tx_queues[i])
-			gv_txq_drain(dev->data->tx_queues[i]);
+	gv_queues_drain(dev);
 }
 
 /*
@@ -543,34 +306,10 @@ static int rings_go(struct rte_eth_dev *dev)
 		hw->started = false;
 		return ret;
 	}
-	/* Polling by default: no interrupts (eventfd writes) from the device. */
-	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {
-		gv_vq_disable_cb(((struct gv_rxq *)dev->data->rx_queues[i])->q.vq);
-		/* A queue left without buffers (logged) fails it all; the caller drains. */
-		ret = gv_rxq_refill(dev->data->rx_queues[i]);
-		if (ret) {
-			hw->started = false;
-			return ret;
-		}
-	}
-	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++) {
-		struct gv_txq *txq = dev->data->tx_queues[i];
-
-		gv_vq_disable_cb(txq->q.vq);
-		if (gv_tx_path_vec(hw->tx_path) && (ret = gv_txq_start_vec(txq)) != 0) {
-			hw->started = false;
-			return ret;
-		}
-	}
-	return 0;
-}
-
-/* The largest packet a queue takes, header included: frame, or with LRO a 64 KB TCP packet. */
-static uint32_t rx_max_pkt(const struct gv_hw *hw, const struct gv_rxq *rxq, uint32_t frame)
-{
-	return rxq->ol_lro ? RTE_MAX(frame, 65535u + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN +
-						    hw->hdr_size)
-			   : frame;
+	ret = gv_queues_start(dev);
+	if (ret)
+		hw->started = false;
+	return ret;
 }
 
 static int do_start(struct rte_eth_dev *dev)
@@ -579,8 +318,7 @@ static int do_start(struct rte_eth_dev *dev)
 	const struct rte_eth_conf *conf = &dev->data->dev_conf;
 	uint32_t frame = (uint32_t)dev->data->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN +
 			 RTE_VLAN_HLEN + hw->hdr_size;
-	uint32_t room = rx_mbuf_room(dev);
-	uint64_t rxo = conf->rxmode.offloads;
+	uint32_t room = gv_rx_mbuf_room(dev);
 	int ret;
 
 	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
@@ -593,45 +331,25 @@ static int do_start(struct rte_eth_dev *dev)
 			GV_LOG(ERR, "%s: tx queue %u not set up", hw->name, i);
 			return -EINVAL;
 		}
-	ret = gv_path_select(hw, rxo, conf->txmode.offloads, frame, room);
+	ret = gv_path_select(hw, conf->rxmode.offloads, conf->txmode.offloads, frame, room);
 	if (ret)
 		return ret;
 	/* Queues a NEEDS_RESET left paused (no burst runs on a stopped port). */
-	for_each_queue(dev, gv_queue_resume);
-	/* A configure after the queues' set-up may have changed the header (hash report). */
-	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
-		((struct gv_txq *)dev->data->tx_queues[i])->hdr_size = hw->hdr_size;
-	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {
-		struct gv_rxq *rxq = dev->data->rx_queues[i];
-
-		rxq->hdr_size = hw->hdr_size;
-		rxq->chain_len = hw->rx_path == GV_RX_FULL ? (uint16_t)((frame + room - 1) / room) : 1;
-		rxq->ol_csum = rxo & (RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM);
-		rxq->ol_lro = rxo & RTE_ETH_RX_OFFLOAD_TCP_LRO;
-		rxq->ol_vlan_strip = rxo & RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
-		rxq->ol_rss_hash = (rxo & RTE_ETH_RX_OFFLOAD_RSS_HASH) &&
-				   gv_has(hw, GV_NET_F_HASH_REPORT);
-		gv_rxq_ol_sum(rxq);
-		rxq->refill_thresh = gv_rx_refill_point(hw, rxq, i, rx_max_pkt(hw, rxq, frame), room);
-		if (rxq->chain_len > GV_RX_INDIRECT) {
-			GV_LOG(ERR, "%s: frames of %u bytes need %u mbufs of %u bytes each: "
-			       "use larger mbufs or mrg_rxbuf=1", hw->name, frame, rxq->chain_len, room);
-			return -EINVAL;
-		}
-	}
+	gv_queues_each(dev, gv_queue_resume);
+	ret = gv_queues_configure(dev, frame, room);
+	if (ret)
+		return ret;
 	/* Held while the rings are built: no queue op (tx cleanup, monitor) sees them half-made. */
-	for_each_queue(dev, gv_queue_pause);
+	gv_queues_each(dev, gv_queue_pause);
 	ret = rings_go(dev);
-	for_each_queue(dev, gv_queue_resume);
+	gv_queues_each(dev, gv_queue_resume);
 	if (ret) {
 		GV_LOG(ERR, "%s: start failed: %s", hw->name, strerror(-ret));
 		gv_ops(hw)->stop(hw);
 		drain_all(dev);
 		return ret;
 	}
-	dev->rx_pkt_burst = gv_rx_fn(hw, hw->rx_path);
-	dev->tx_pkt_burst = gv_tx_fn(hw, hw->tx_path);
-	dev->tx_pkt_prepare = hw->tx_path == GV_TX_FULL ? gv_tx_prepare : NULL;
+	gv_path_install(dev, true);
 	gv_queues_start_states(dev);
 	dev->data->dev_started = 1;
 	gv_link_refresh(dev);
@@ -642,15 +360,14 @@ static int do_stop(struct rte_eth_dev *dev)
 {
 	struct gv_hw *hw = hw_of(dev);
 
-	dev->rx_pkt_burst = gv_rx_fn(hw, GV_RX_PATH_MAX);
-	dev->tx_pkt_burst = gv_tx_fn(hw, GV_TX_PATH_MAX);
+	gv_path_install(dev, false);
 	/* An lcore still in a burst finishes it before the rings go. */
-	for_each_queue(dev, gv_queue_pause);
+	gv_queues_each(dev, gv_queue_pause);
 	if (hw->started)
 		gv_ops(hw)->stop(hw);
 	hw->started = false;
 	drain_all(dev);
-	for_each_queue(dev, gv_queue_resume);
+	gv_queues_each(dev, gv_queue_resume);
 	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
 		dev->data->rx_queue_state[i] = RTE_ETH_QUEUE_STATE_STOPPED;
 	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
@@ -667,7 +384,7 @@ int gv_port_rings_restart(struct rte_eth_dev *dev)
 
 	if (!dev->data->dev_started)
 		return 0;
-	for_each_queue(dev, gv_queue_pause);
+	gv_queues_each(dev, gv_queue_pause);
 	gv_ops(hw)->stop(hw);
 	hw->started = false;
 	drain_all(dev);
@@ -677,7 +394,7 @@ int gv_port_rings_restart(struct rte_eth_dev *dev)
 		gv_ops(hw)->stop(hw);
 		drain_all(dev);
 	}
-	for_each_queue(dev, gv_queue_resume);
+	gv_queues_each(dev, gv_queue_resume);
 	if (ret == 0)
 		GV_LOG(NOTICE, "%s: rings restarted with the device: traffic resumes", hw->name);
 	gv_link_refresh(dev);
@@ -692,7 +409,7 @@ void gv_port_needs_reset(struct rte_eth_dev *dev)
 
 	GV_LOG(ERR, "%s: the device needs a reset: queues stopped, link down; recover with "
 	       "rte_eth_dev_reset() and a new configure", hw->name);
-	for_each_queue(dev, gv_queue_pause);
+	gv_queues_each(dev, gv_queue_pause);
 	gv_config_changed(dev);
 }
 
@@ -772,23 +489,17 @@ static int gv_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 		uint32_t frame = (uint32_t)mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN +
 				 RTE_VLAN_HLEN + hw->hdr_size;
 
-		const uint32_t room = rx_mbuf_room(dev);
+		const uint32_t room = gv_rx_mbuf_room(dev);
 
 		/* One-mbuf paths; with mergeable buffers the vector paths chain (gv_rx_vec.h). */
-		if ((hw->rx_path == GV_RX_SIMPLE ||
-		     (gv_rx_path_vec(hw->rx_path) && !gv_has(hw, GV_NET_F_MRG_RXBUF))) &&
+		if (gv_port_rx_path(hw)->p.one_mbuf && !gv_has(hw, GV_NET_F_MRG_RXBUF) &&
 		    frame > room) {
 			GV_LOG(ERR, "%s: MTU %u does not fit the running rx path; stop the port first",
 			       hw->name, mtu);
 			return -EBUSY;
 		}
 		/* Larger packets may take more buffers: the refill points again. */
-		for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {
-			struct gv_rxq *rxq = dev->data->rx_queues[i];
-
-			rxq->refill_thresh =
-				gv_rx_refill_point(hw, rxq, i, rx_max_pkt(hw, rxq, frame), room);
-		}
+		gv_queues_refill_points(dev, frame, room);
 	}
 	return 0;
 }
@@ -848,8 +559,7 @@ bool gv_is_port(const struct rte_eth_dev *dev)
 int gv_ethdev_init(struct rte_eth_dev *dev, struct gv_hw *hw)
 {
 	dev->dev_ops = &gv_eth_ops;
-	dev->rx_pkt_burst = gv_rx_fn(hw, GV_RX_PATH_MAX);
-	dev->tx_pkt_burst = gv_tx_fn(hw, GV_TX_PATH_MAX);
+	gv_path_install(dev, false);
 	hw->port_id = dev->data->port_id;
 	pthread_mutex_init(&hw->ctl_lock, NULL);
 	hw->desc_max = gv_ops(hw)->queue_max(hw, 0);

@@ -13,7 +13,7 @@
 #include <rte_mbuf.h>
 
 #include "gv_ctrl.h"
-#include "gv_pmd.h"
+#include "gv_queue.h"
 
 static uint16_t config_status(struct gv_hw *hw)
 {
@@ -86,7 +86,7 @@ static int announce(struct rte_eth_dev *dev)
 	if (!m)
 		return -ENOMEM;
 	gv_queue_pause(&txq->q);
-	sent = gv_tx_owned(hw, txq, &m, 1);
+	sent = gv_tx_owned(txq, &m, 1);
 	gv_queue_resume(&txq->q);
 	if (!sent) {
 		rte_pktmbuf_free(m);

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "gv_loop.h"
-#include "gv_pmd.h"
+#include "gv_queue.h"
 #include "gv_vqd.h"
 
 #define GV_LOOP_MAX_VQ (2 * GV_LOOP_MAX_PAIRS + 1)

@@ -9,7 +9,7 @@
 #include <ethdev_driver.h>
 #include <rte_power_intrinsics.h>
 
-#include "gv_pmd.h"
+#include "gv_queue.h"
 
 /* opaque: { mask, value, when_equal }. -1: something is waiting, do not sleep. */
 static int gv_monitor_check(const uint64_t val, const uint64_t opaque[RTE_POWER_MONITOR_OPAQUE_SZ])

@@ -23,6 +23,7 @@
 #include <rte_udp.h>
 
 #include "gv_offload.h"
+#include "gv_path.h"
 
 uint64_t gv_tx_offload_capa(uint64_t features)
 {
@@ -75,10 +76,10 @@ int gv_vlan_offload_set(struct rte_eth_dev *dev, int mask)
 	}
 	if (!(mask & RTE_ETH_VLAN_STRIP_MASK))
 		return 0;
-	if (strip && hw->started && !(gv_rx_path_offloads(hw->rx_path) & RTE_ETH_RX_OFFLOAD_VLAN_STRIP)) {
+	if (strip && hw->started && !(gv_port_rx_path(hw)->p.offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP)) {
 		GV_LOG(ERR, "%s: the %s rx path does not strip VLAN tags: "
 		       "stop the port, turn strip on, start it again", hw->name,
-		       gv_rx_path_name(hw->rx_path));
+		       gv_port_rx_path(hw)->p.name);
 		return -ENOTSUP;
 	}
 	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++) {

@@ -8,7 +8,7 @@
 
 #include <ethdev_driver.h>
 
-#include "gv_pmd.h"
+#include "gv_queue.h"
 
 /* What the device's (offered or negotiated) features let us offer. */
 uint64_t gv_tx_offload_capa(uint64_t features);

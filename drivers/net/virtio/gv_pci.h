@@ -17,7 +17,7 @@
 #include <rte_spinlock.h>
 
 #include "gv_pci_caps.h"
-#include "gv_pmd.h"
+#include "gv_queue.h"
 
 #define GV_PCI_VENDOR 0x1af4
 #define GV_PCI_DEV_TRANSITIONAL_NET 0x1000

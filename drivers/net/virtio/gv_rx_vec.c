@@ -24,40 +24,44 @@
  * bad id, length or index; a runt packet is an error and its mbuf is
  * freed. Refill takes mbufs from the pool straight into the core's
  * cookie array and writes only descriptor addresses. A queue whose ring
- * cannot enter fixed mode fails the port's start (gv_rxq_refill_vec
+ * cannot enter fixed mode fails the port's start (rx_vec_start
  * returns the error).
  *
  * The vector bodies are compiled with target attributes, so the default
  * build needs no -march; other architectures get no vector path. Packed
- * rings: gv_rx_vec_packed.c (this file's gv_rx_vec_fn hands them over;
- * gv_rxq_refill_vec serves both); what both share (the refill, the
+ * rings: gv_rx_vec_packed.c (this file's path objects take its bodies;
+ * the start serves both); what both share (the refill, the
  * general verb's loop, the end of a burst, vector pieces): gv_rx_vec.h.
  */
 #include <rte_cpuflags.h>
 #include <rte_vect.h>
 
+#include "gv_offload.h"
 #include "gv_rx_vec.h"
 
-bool gv_rx_vec_usable(enum gv_rx_path p)
+/* The bodies move mbuf pointers two (SSE) or four (AVX2) to a vector: 64-bit only. */
+static bool rx_vec_sse_usable(void)
 {
 #ifdef RTE_ARCH_X86
-	uint16_t simd = rte_vect_get_max_simd_bitwidth();
-
-	/* The bodies move mbuf pointers two (SSE) or four (AVX2) to a vector: 64-bit only. */
-	if (sizeof(void *) != 8)
-		return false;
-	if (p == GV_RX_VEC_SSE)
-		return simd >= RTE_VECT_SIMD_128 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_2) > 0;
-	if (p == GV_RX_VEC_AVX2)
-		return simd >= RTE_VECT_SIMD_256 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0;
+	return sizeof(void *) == 8 && rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_128 &&
+	       rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_2) > 0;
 #else
-	(void)p;
-#endif
 	return false;
+#endif
+}
+
+static bool rx_vec_avx2_usable(void)
+{
+#ifdef RTE_ARCH_X86
+	return sizeof(void *) == 8 && rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_256 &&
+	       rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0;
+#else
+	return false;
+#endif
 }
 
 /* Fixed mode and the first buffers, either layout (port start, restart). */
-int gv_rxq_refill_vec(struct gv_rxq *rxq)
+static int rx_vec_start(struct gv_rxq *rxq)
 {
 	if (rxq->q.hw->layout == GV_LAYOUT_PACKED)
 		return vec_refill_first(rxq, GV_LAYOUT_PACKED);
@@ -291,44 +295,35 @@ static __rte_always_inline uint16_t vec_burst(struct gv_rxq *rxq, struct rte_mbu
 	return nrx;
 }
 
-#define GV_VEC_BURST(name, attr, width, B)                                     \
-	static attr uint16_t name(void *q, struct rte_mbuf **pkts, uint16_t n) \
-	{                                                                      \
-		struct gv_queue *gq = &((struct gv_rxq *)q)->q;                \
-		uint16_t r;                                                    \
-									       \
-		if (unlikely(!gv_queue_enter(gq)))                             \
-			return 0;                                              \
-		r = vec_burst(q, pkts, n, width, B);                           \
-		gv_queue_exit(gq);                                             \
-		return r;                                                      \
-	}
+GV_BURST(static __attribute__((target("sse4.2"))), rx_vec_sse_smp, struct gv_rxq, vec_burst, 4,
+	 GV_BARRIER_SMP)
+GV_BURST(static __attribute__((target("sse4.2"))), rx_vec_sse_mand, struct gv_rxq, vec_burst, 4,
+	 GV_BARRIER_MANDATORY)
+GV_BURST(static __attribute__((target("avx2"))), rx_vec_avx2_smp, struct gv_rxq, vec_burst, 8,
+	 GV_BARRIER_SMP)
+GV_BURST(static __attribute__((target("avx2"))), rx_vec_avx2_mand, struct gv_rxq, vec_burst, 8,
+	 GV_BARRIER_MANDATORY)
 
-GV_VEC_BURST(rx_vec_sse_smp, __attribute__((target("sse4.2"))), 4, GV_BARRIER_SMP)
-GV_VEC_BURST(rx_vec_sse_mand, __attribute__((target("sse4.2"))), 4, GV_BARRIER_MANDATORY)
-GV_VEC_BURST(rx_vec_avx2_smp, __attribute__((target("avx2"))), 8, GV_BARRIER_SMP)
-GV_VEC_BURST(rx_vec_avx2_mand, __attribute__((target("avx2"))), 8, GV_BARRIER_MANDATORY)
+#define RX_VEC_BURSTS(w)                                                       \
+	{ { rx_vec_##w##_smp, rx_vec_##w##_mand }, { gv_rxp_vec_##w##_smp, gv_rxp_vec_##w##_mand } }
 
-gv_burst_fn gv_rx_vec_fn(const struct gv_hw *hw, enum gv_rx_path p)
-{
-	const bool mand = hw->barrier == GV_BARRIER_MANDATORY;
+#else /* !RTE_ARCH_X86: no vector body, the paths are never usable */
 
-	if (!gv_rx_vec_usable(p))
-		return gv_burst_none;
-	if (hw->layout == GV_LAYOUT_PACKED)
-		return gv_rx_vec_packed_fn(hw, p);
-	if (p == GV_RX_VEC_AVX2)
-		return mand ? rx_vec_avx2_mand : rx_vec_avx2_smp;
-	return mand ? rx_vec_sse_mand : rx_vec_sse_smp;
-}
-
-#else /* !RTE_ARCH_X86 */
-
-gv_burst_fn gv_rx_vec_fn(const struct gv_hw *hw, enum gv_rx_path p)
-{
-	(void)hw;
-	(void)p;
-	return gv_burst_none;
-}
+#define RX_VEC_BURSTS(w)                                                       \
+	{ { gv_burst_none, gv_burst_none }, { gv_burst_none, gv_burst_none } }
 
 #endif
+
+const struct gv_rx_path gv_rx_path_vec_avx2 = {
+	.p = { .name = "vectorized (AVX2)", .id = GV_RX_VEC_AVX2, .offloads = GV_RX_OFFLOAD_SIMPLE,
+	       .one_mbuf = true, .vector = true, .cls = GV_FORCE_SIMPLE,
+	       .usable = rx_vec_avx2_usable, .burst = RX_VEC_BURSTS(avx2) },
+	.start = rx_vec_start,
+};
+
+const struct gv_rx_path gv_rx_path_vec_sse = {
+	.p = { .name = "vectorized (SSE)", .id = GV_RX_VEC_SSE, .offloads = GV_RX_OFFLOAD_SIMPLE,
+	       .one_mbuf = true, .vector = true, .cls = GV_FORCE_SIMPLE,
+	       .usable = rx_vec_sse_usable, .burst = RX_VEC_BURSTS(sse) },
+	.start = rx_vec_start,
+};

@@ -27,8 +27,11 @@ static_assert(offsetof(struct rte_mbuf, ol_flags) == offsetof(struct rte_mbuf, r
 static_assert(offsetof(struct rte_mbuf, hash) ==
 	      offsetof(struct rte_mbuf, rx_descriptor_fields1) + 12, "mbuf layout");
 
-/* gv_rx_vec_packed.c: the packed ring's bodies. */
-gv_burst_fn gv_rx_vec_packed_fn(const struct gv_hw *hw, enum gv_rx_path p);
+/* gv_rx_vec_packed.c: the packed ring's bursts (x86). */
+uint16_t gv_rxp_vec_sse_smp(void *q, struct rte_mbuf **pkts, uint16_t n);
+uint16_t gv_rxp_vec_sse_mand(void *q, struct rte_mbuf **pkts, uint16_t n);
+uint16_t gv_rxp_vec_avx2_smp(void *q, struct rte_mbuf **pkts, uint16_t n);
+uint16_t gv_rxp_vec_avx2_mand(void *q, struct rte_mbuf **pkts, uint16_t n);
 
 /*
  * The pool could not give n at once: fewer (halving) while any can be

@@ -351,40 +351,14 @@ static __rte_always_inline uint16_t vecp_burst(struct gv_rxq *rxq, struct rte_mb
 	return nrx;
 }
 
-#define GVP_BURST(name, attr, avx2, B)                                         \
-	static attr uint16_t name(void *q, struct rte_mbuf **pkts, uint16_t n) \
-	{                                                                      \
-		struct gv_queue *gq = &((struct gv_rxq *)q)->q;                \
-		uint16_t r;                                                    \
-									       \
-		if (unlikely(!gv_queue_enter(gq)))                             \
-			return 0;                                              \
-		r = vecp_burst(q, pkts, n, avx2, B);                           \
-		gv_queue_exit(gq);                                             \
-		return r;                                                      \
-	}
-
-GVP_BURST(rxp_vec_sse_smp, __attribute__((target("sse4.2"))), false, GV_BARRIER_SMP)
-GVP_BURST(rxp_vec_sse_mand, __attribute__((target("sse4.2"))), false, GV_BARRIER_MANDATORY)
-GVP_BURST(rxp_vec_avx2_smp, __attribute__((target("avx2"))), true, GV_BARRIER_SMP)
-GVP_BURST(rxp_vec_avx2_mand, __attribute__((target("avx2"))), true, GV_BARRIER_MANDATORY)
-
-gv_burst_fn gv_rx_vec_packed_fn(const struct gv_hw *hw, enum gv_rx_path p)
-{
-	const bool mand = hw->barrier == GV_BARRIER_MANDATORY;
-
-	if (p == GV_RX_VEC_AVX2)
-		return mand ? rxp_vec_avx2_mand : rxp_vec_avx2_smp;
-	return mand ? rxp_vec_sse_mand : rxp_vec_sse_smp;
-}
-
-#else /* !RTE_ARCH_X86 */
-
-gv_burst_fn gv_rx_vec_packed_fn(const struct gv_hw *hw, enum gv_rx_path p)
-{
-	(void)hw;
-	(void)p;
-	return gv_burst_none;
-}
+/* Exported to gv_rx_vec.c, whose path objects hold the packed copies too. */
+GV_BURST(__attribute__((target("sse4.2"))), gv_rxp_vec_sse_smp, struct gv_rxq, vecp_burst, false,
+	 GV_BARRIER_SMP)
+GV_BURST(__attribute__((target("sse4.2"))), gv_rxp_vec_sse_mand, struct gv_rxq, vecp_burst, false,
+	 GV_BARRIER_MANDATORY)
+GV_BURST(__attribute__((target("avx2"))), gv_rxp_vec_avx2_smp, struct gv_rxq, vecp_burst, true,
+	 GV_BARRIER_SMP)
+GV_BURST(__attribute__((target("avx2"))), gv_rxp_vec_avx2_mand, struct gv_rxq, vecp_burst, true,
+	 GV_BARRIER_MANDATORY)
 
 #endif

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gv_rxtx.h - what the RX (gv_rxtx.c) and TX (gv_tx.c) bursts share:
+ * gv_rxtx.h - what the RX (gv_rx.c) and TX (gv_tx.c) bursts share:
  * mbuf addresses, the per-queue packet counters, the notification
- * decision, and the macro that makes one guarded copy of a burst per
- * (ring layout, barrier policy).
+ * decision, a returned RX buffer made a packet, the RX header's place.
  */
 #ifndef GV_RXTX_H
 #define GV_RXTX_H
@@ -16,7 +15,8 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
-#include "gv_pmd.h"
+#include "gv_path.h"
+#include "gv_queue.h"
 #include "gv_vq_burst.h"
 
 static __rte_always_inline uint64_t mbuf_addr(const struct rte_mbuf *m, uint32_t off)
@@ -72,9 +72,6 @@ static __rte_always_inline void count_pkt(struct gv_qstats *st, const struct rte
 	count_bins(st, m->pkt_len, rte_pktmbuf_mtod(m, const uint8_t *), m->data_len);
 }
 
-/* Log once that the device broke the queue, with the core's counters. */
-__rte_cold void gv_queue_broken(struct gv_queue *q, const char *dir);
-
 static __rte_always_inline void kick(struct gv_queue *q, const enum gv_layout L,
 				      const enum gv_barrier B)
 {
@@ -83,46 +80,6 @@ static __rte_always_inline void kick(struct gv_queue *q, const enum gv_layout L,
 		q->st.kicks++;
 	}
 }
-
-/*
- * The burst functions ethdev calls: one copy per (path, layout, barrier
- * policy). Each holds its queue for the length of the burst (a plain
- * store and load, gv_queue_enter), so the control path can pause a queue
- * and reset its ring under a running port.
- */
-#define GV_GUARDED_LB(name, qtype, body, L, B)                                 \
-	static uint16_t name(void *q, struct rte_mbuf **pkts, uint16_t n)      \
-	{                                                                      \
-		struct gv_queue *gq = &((qtype *)q)->q;                        \
-		uint16_t r;                                                    \
-									       \
-		if (unlikely(!gv_queue_enter(gq)))                             \
-			return 0;                                              \
-		r = body(q, pkts, n, L, B);                                    \
-		gv_queue_exit(gq);                                             \
-		return r;                                                      \
-	}
-
-#define GV_GUARDED(name, qtype)                                                \
-	GV_GUARDED_LB(name##_split_smp, qtype, name##_t, GV_LAYOUT_SPLIT, GV_BARRIER_SMP) \
-	GV_GUARDED_LB(name##_split_mand, qtype, name##_t, GV_LAYOUT_SPLIT,     \
-		      GV_BARRIER_MANDATORY)                                    \
-	GV_GUARDED_LB(name##_packed_smp, qtype, name##_t, GV_LAYOUT_PACKED, GV_BARRIER_SMP) \
-	GV_GUARDED_LB(name##_packed_mand, qtype, name##_t, GV_LAYOUT_PACKED,   \
-		      GV_BARRIER_MANDATORY)                                    \
-	static const gv_burst_fn name##_fns[2][2] = {                          \
-		{ name##_split_smp, name##_split_mand },                       \
-		{ name##_packed_smp, name##_packed_mand },                     \
-	};
-
-/* The copy for the port's layout and barrier policy. */
-static inline gv_burst_fn gv_burst_pick(const gv_burst_fn fns[2][2], const struct gv_hw *hw)
-{
-	return fns[hw->layout == GV_LAYOUT_PACKED][hw->barrier == GV_BARRIER_MANDATORY];
-}
-
-/* A port that is not started (or whose backend left) moves nothing. */
-uint16_t gv_burst_none(void *q, struct rte_mbuf **pkts, uint16_t n);
 
 /*
  * A one-mbuf buffer came back: make it a fresh packet mbuf. Posted mbufs
@@ -151,7 +108,7 @@ static __rte_always_inline void gv_rx_init_mbuf(const struct gv_rxq *rxq, struct
 }
 
 /*
- * Where an RX buffer goes in its mbuf: rxq->front (gv_rxq_refill) to the
+ * Where an RX buffer goes in its mbuf: rxq->front (gv_queue.c rxq_prepare) to the
  * end of the data room; a packet's first buffer starts with the
  * virtio-net header and the frame follows it. Two places, by one
  * question: must TX write into the header's bytes when the application

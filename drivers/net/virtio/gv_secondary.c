@@ -17,7 +17,8 @@
 #include <ethdev_driver.h>
 
 #include "gv_offload.h"
-#include "gv_pmd.h"
+#include "gv_path.h"
+#include "gv_queue.h"
 #include "gv_stats.h"
 
 static int sec_link_update(struct rte_eth_dev *dev, int wait)
@@ -60,14 +61,7 @@ int gv_secondary_attach(struct rte_eth_dev *dev, bool datapath)
 	 * is not seen here, as with every PMD's secondary: ethdev copies the
 	 * burst functions once, at rte_eth_dev_probing_finish).
 	 */
-	if (datapath && dev->data->dev_started) {
-		dev->rx_pkt_burst = gv_rx_fn(hw, hw->rx_path);
-		dev->tx_pkt_burst = gv_tx_fn(hw, hw->tx_path);
-		dev->tx_pkt_prepare = hw->tx_path == GV_TX_FULL ? gv_tx_prepare : NULL;
-	} else {
-		dev->rx_pkt_burst = gv_rx_fn(hw, GV_RX_PATH_MAX);
-		dev->tx_pkt_burst = gv_tx_fn(hw, GV_TX_PATH_MAX);
-	}
+	gv_path_install(dev, datapath && dev->data->dev_started);
 	rte_eth_dev_probing_finish(dev);
 	GV_LOG(INFO, "%s: port %u attached in a secondary process (%s)", hw->name,
 	       dev->data->port_id,

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gv_pmd.h"
+#include "gv_queue.h"
 #include "gv_stats.h"
 
 struct xrow {

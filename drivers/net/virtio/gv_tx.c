@@ -4,9 +4,10 @@
  * header pushed into the headroom), in-order (simple, reclaiming without
  * reading used entries), full (multi-segment chains, indirect tables when
  * negotiated, offloads). One copy per (ring layout, barrier policy) on the
- * core's inline verbs, as the RX bursts (gv_rxtx.c). Sent mbufs are
+ * core's inline verbs, as the RX bursts (gv_rx.c). Sent mbufs are
  * freed in bulk, inline; rte_eth_tx_done_cleanup frees them on demand.
- * The vector path is gv_tx_vec.c; what both share is gv_tx.h.
+ * The three paths' objects (gv_path.h) are at the end. The vector path
+ * is gv_tx_vec.c; what both share is gv_tx.h.
  */
 #include <rte_pause.h>
 
@@ -249,92 +250,48 @@ static __rte_always_inline uint16_t tx_full_body_t(void *q, struct rte_mbuf **pk
 	return tx_simple_t(q, pkts, n, false, true, L, B);
 }
 
-void gv_txq_drain(struct gv_txq *txq)
-{
-	void *cookie;
-
-	if (!txq->q.vq)
-		return;
-	while ((cookie = gv_vq_detach(txq->q.vq)) != NULL)
-		rte_pktmbuf_free(cookie);
-	gv_vq_reset(txq->q.vq);
-	txq->q.broken_logged = false;
-}
-
-GV_GUARDED(tx_simple_body, struct gv_txq)
-GV_GUARDED(tx_inorder_body, struct gv_txq)
-GV_GUARDED(tx_full_body, struct gv_txq)
-
-/* The caller holds the queue already (paused it): send on the port's path. */
-static uint16_t tx_owned_lb(const struct gv_hw *hw, struct gv_txq *txq, struct rte_mbuf **pkts,
-			    uint16_t n, const enum gv_layout L)
-{
-	switch (hw->tx_path) {
-	case GV_TX_INORDER:
-		return tx_inorder_body_t(txq, pkts, n, L, hw->barrier);
-	case GV_TX_FULL:
-		return tx_full_body_t(txq, pkts, n, L, hw->barrier);
-	default:
-		return tx_simple_body_t(txq, pkts, n, L, hw->barrier);
-	}
-}
-
-uint16_t gv_tx_owned(const struct gv_hw *hw, struct gv_txq *txq, struct rte_mbuf **pkts,
-		     uint16_t n)
-{
-	if (gv_tx_path_vec(hw->tx_path))
-		return gv_tx_vec_owned(txq, pkts, n);
-	if (hw->layout == GV_LAYOUT_PACKED)
-		return tx_owned_lb(hw, txq, pkts, n, GV_LAYOUT_PACKED);
-	return tx_owned_lb(hw, txq, pkts, n, GV_LAYOUT_SPLIT);
-}
-
-/* Up to free_cnt (0: no limit) sent packets' mbufs given back, without sending. */
-static uint32_t tx_cleanup_l(const struct gv_hw *hw, struct gv_txq *txq, uint32_t free_cnt,
-			     const enum gv_layout L)
-{
-	return tx_reclaim_q(txq, UINT32_MAX, free_cnt ? free_cnt : UINT32_MAX,
-			    hw->tx_path == GV_TX_INORDER, hw->tx_path == GV_TX_FULL, L, hw->barrier);
-}
+GV_BURSTS_LB(tx_simple, struct gv_txq, tx_simple_body_t)
+GV_BURSTS_LB(tx_inorder, struct gv_txq, tx_inorder_body_t)
+GV_BURSTS_LB(tx_full, struct gv_txq, tx_full_body_t)
 
 /*
- * rte_eth_tx_done_cleanup. On the application's thread, like the bursts
- * (not at the same time as one on this queue, as ethdev says); a queue
- * the control path holds (a restart) gives back nothing, and so does a
- * stopped port's (its rings are drained and reset).
+ * A path's sends and reclaims on a queue the caller holds (the link
+ * announcement, rte_eth_tx_done_cleanup): its body and reclaim, run with
+ * the queue's layout and barrier policy.
  */
-int gv_tx_done_cleanup(void *q, uint32_t free_cnt)
-{
-	struct gv_txq *txq = q;
-	const struct gv_hw *hw = txq->q.hw;
-	uint32_t done;
-
-	if (!gv_queue_enter(&txq->q))
-		return 0;
-	if (gv_tx_path_vec(hw->tx_path))
-		done = gv_tx_vec_cleanup(txq, free_cnt ? free_cnt : UINT32_MAX);
-	else
-		done = hw->layout == GV_LAYOUT_PACKED
-			       ? tx_cleanup_l(hw, txq, free_cnt, GV_LAYOUT_PACKED)
-			       : tx_cleanup_l(hw, txq, free_cnt, GV_LAYOUT_SPLIT);
-	if (unlikely(gvb_broken(txq->q.vq)))
-		gv_queue_broken(&txq->q, "tx");
-	gv_queue_exit(&txq->q);
-	return (int)RTE_MIN(done, (uint32_t)INT32_MAX);
-}
-
-gv_burst_fn gv_tx_fn(const struct gv_hw *hw, enum gv_tx_path p)
-{
-	switch (p) {
-	case GV_TX_SIMPLE:
-		return gv_burst_pick(tx_simple_body_fns, hw);
-	case GV_TX_INORDER:
-		return gv_burst_pick(tx_inorder_body_fns, hw);
-	case GV_TX_FULL:
-		return gv_burst_pick(tx_full_body_fns, hw);
-	case GV_TX_VEC_SSE:
-		return gv_tx_vec_fn(hw, p);
-	default:
-		return gv_burst_none;
+#define TX_HELD_OPS(name, in_order, full)                                      \
+	static uint16_t name##_owned(struct gv_txq *txq, struct rte_mbuf **pkts, uint16_t n) \
+	{                                                                      \
+		return GV_LB_CALL(txq->q.hw, tx_simple_t, txq, pkts, n, in_order, full); \
+	}                                                                      \
+	static uint32_t name##_cleanup(struct gv_txq *txq, uint32_t max)       \
+	{                                                                      \
+		return GV_LB_CALL(txq->q.hw, tx_reclaim_q, txq, UINT32_MAX, max, in_order, full); \
 	}
-}
+
+TX_HELD_OPS(tx_simple, false, false)
+TX_HELD_OPS(tx_inorder, true, false)
+TX_HELD_OPS(tx_full, false, true)
+
+const struct gv_tx_path gv_tx_path_simple = {
+	.p = { .name = "simple", .id = GV_TX_SIMPLE, .refuses = GV_BIT(GV_F_IN_ORDER),
+	       .cls = GV_FORCE_SIMPLE, .burst = GV_BURSTS_LB_TABLE(tx_simple) },
+	.owned = tx_simple_owned,
+	.cleanup = tx_simple_cleanup,
+};
+
+const struct gv_tx_path gv_tx_path_inorder = {
+	.p = { .name = "inorder", .id = GV_TX_INORDER, .needs = GV_BIT(GV_F_IN_ORDER),
+	       .cls = GV_FORCE_INORDER, .burst = GV_BURSTS_LB_TABLE(tx_inorder) },
+	.owned = tx_inorder_owned,
+	.cleanup = tx_inorder_cleanup,
+};
+
+const struct gv_tx_path gv_tx_path_full = {
+	.p = { .name = "full", .id = GV_TX_FULL, .offloads = GV_TX_OFFLOAD_ALL,
+	       .cls = GV_FORCE_FULL, .burst = GV_BURSTS_LB_TABLE(tx_full) },
+	.owned = tx_full_owned,
+	.cleanup = tx_full_cleanup,
+	.prepare = gv_tx_prepare,
+};
+

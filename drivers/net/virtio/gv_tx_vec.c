@@ -44,24 +44,22 @@
 #include "gv_rx_vec.h" /* the vector byte and size-bin counters */
 #endif
 
-bool gv_tx_vec_usable(enum gv_tx_path p)
+/* The group step copies cookies two to a 16-byte vector: 64-bit only. */
+static bool tx_vec_usable(void)
 {
 #ifdef RTE_ARCH_X86
-	/* The group step copies cookies two to a 16-byte vector: 64-bit only. */
-	if (p == GV_TX_VEC_SSE && sizeof(void *) == 8)
-		return rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_128 &&
-		       rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_2) > 0;
+	return sizeof(void *) == 8 && rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_128 &&
+	       rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_2) > 0;
 #else
-	(void)p;
-#endif
 	return false;
+#endif
 }
 
 /* The address/length pairs a packed post hands the core: 16 bytes, as a split descriptor's start. */
 static_assert(sizeof(struct gv_seg) == 16 && offsetof(struct gv_seg, len) == 8, "gv_seg layout");
 static_assert(offsetof(struct gv_split_desc, len) == 8, "split desc layout");
 
-int gv_txq_start_vec(struct gv_txq *txq)
+static int tx_vec_start(struct gv_txq *txq)
 {
 	struct gv_vq *vq = txq->q.vq;
 	const int ret = gv_vq_fixed_tx_enable(vq);
@@ -291,65 +289,40 @@ static __rte_always_inline uint16_t vec_xmit(struct gv_txq *txq, struct rte_mbuf
 	return sent;
 }
 
-/* The copy of a cold function for the queue's layout and barrier policy. */
-#define GV_TX_VEC_LB(hw, call, ...)                                                           \
-	((hw)->layout == GV_LAYOUT_PACKED                                                     \
-		 ? ((hw)->barrier == GV_BARRIER_MANDATORY                                     \
-			    ? call(__VA_ARGS__, GV_LAYOUT_PACKED, GV_BARRIER_MANDATORY)       \
-			    : call(__VA_ARGS__, GV_LAYOUT_PACKED, GV_BARRIER_SMP))            \
-		 : ((hw)->barrier == GV_BARRIER_MANDATORY                                     \
-			    ? call(__VA_ARGS__, GV_LAYOUT_SPLIT, GV_BARRIER_MANDATORY)        \
-			    : call(__VA_ARGS__, GV_LAYOUT_SPLIT, GV_BARRIER_SMP)))
-
-uint16_t gv_tx_vec_owned(struct gv_txq *txq, struct rte_mbuf **pkts, uint16_t n)
+static uint16_t tx_vec_owned(struct gv_txq *txq, struct rte_mbuf **pkts, uint16_t n)
 {
-	return GV_TX_VEC_LB(txq->q.hw, vec_xmit, txq, pkts, n, false);
+	return GV_LB_CALL(txq->q.hw, vec_xmit, txq, pkts, n, false);
 }
 
-uint32_t gv_tx_vec_cleanup(struct gv_txq *txq, uint32_t max)
+static uint32_t tx_vec_cleanup(struct gv_txq *txq, uint32_t max)
 {
-	return GV_TX_VEC_LB(txq->q.hw, vec_reclaim, txq, UINT32_MAX, max);
+	return GV_LB_CALL(txq->q.hw, vec_reclaim, txq, UINT32_MAX, max);
 }
 
 #ifdef RTE_ARCH_X86
 
-#define GV_TX_VEC_BURST(name, L, B)                                            \
-	static uint16_t name(void *q, struct rte_mbuf **pkts, uint16_t n)      \
-	{                                                                      \
-		struct gv_queue *gq = &((struct gv_txq *)q)->q;                \
-		uint16_t r;                                                    \
-									       \
-		if (unlikely(!gv_queue_enter(gq)))                             \
-			return 0;                                              \
-		r = vec_xmit(q, pkts, n, true, L, B);                          \
-		gv_queue_exit(gq);                                             \
-		return r;                                                      \
-	}
-
-GV_TX_VEC_BURST(tx_vec_sse_split_smp, GV_LAYOUT_SPLIT, GV_BARRIER_SMP)
-GV_TX_VEC_BURST(tx_vec_sse_split_mand, GV_LAYOUT_SPLIT, GV_BARRIER_MANDATORY)
-GV_TX_VEC_BURST(tx_vec_sse_packed_smp, GV_LAYOUT_PACKED, GV_BARRIER_SMP)
-GV_TX_VEC_BURST(tx_vec_sse_packed_mand, GV_LAYOUT_PACKED, GV_BARRIER_MANDATORY)
-
-static const gv_burst_fn tx_vec_sse_fns[2][2] = {
-	{ tx_vec_sse_split_smp, tx_vec_sse_split_mand },
-	{ tx_vec_sse_packed_smp, tx_vec_sse_packed_mand },
-};
-
-gv_burst_fn gv_tx_vec_fn(const struct gv_hw *hw, enum gv_tx_path p)
+/* The bursts: the path is usable only on x86 (tx_vec_usable). */
+static __rte_always_inline uint16_t tx_vec_body(struct gv_txq *txq, struct rte_mbuf **pkts,
+						uint16_t n, const enum gv_layout L,
+						const enum gv_barrier B)
 {
-	if (!gv_tx_vec_usable(p))
-		return gv_burst_none;
-	return gv_burst_pick(tx_vec_sse_fns, hw);
+	return vec_xmit(txq, pkts, n, true, L, B);
 }
 
-#else /* !RTE_ARCH_X86 */
+GV_BURSTS_LB(tx_vec, struct gv_txq, tx_vec_body)
+#define TX_VEC_BURSTS GV_BURSTS_LB_TABLE(tx_vec)
 
-gv_burst_fn gv_tx_vec_fn(const struct gv_hw *hw, enum gv_tx_path p)
-{
-	(void)hw;
-	(void)p;
-	return gv_burst_none;
-}
+#else
+
+#define TX_VEC_BURSTS { { gv_burst_none, gv_burst_none }, { gv_burst_none, gv_burst_none } }
 
 #endif
+
+const struct gv_tx_path gv_tx_path_vec_sse = {
+	.p = { .name = "vectorized (SSE)", .id = GV_TX_VEC_SSE, .needs = GV_BIT(GV_F_IN_ORDER),
+	       .vector = true, .cls = GV_FORCE_INORDER, .usable = tx_vec_usable,
+	       .burst = TX_VEC_BURSTS },
+	.start = tx_vec_start,
+	.owned = tx_vec_owned,
+	.cleanup = tx_vec_cleanup,
+};

@@ -6,7 +6,7 @@
 #ifndef GV_USER_H
 #define GV_USER_H
 
-#include "gv_pmd.h"
+#include "gv_queue.h"
 
 #define GV_USER_MAX_VQ (2 * GV_MAX_QUEUE_PAIRS)
 

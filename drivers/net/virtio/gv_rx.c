@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gv_rxtx.c - the RX burst functions on top of the virtqueue core (TX:
- * gv_tx.c), queue pause/resume, the app's per-queue start/stop.
+ * gv_rx.c - the scalar RX paths on top of the virtqueue core, and their
+ * path objects (gv_path.h; TX: gv_tx.c, vector RX: gv_rx_vec.c).
  *
  * RX: simple (one mbuf per packet), mergeable (a packet spans the
  * num_buffers mbufs the device chose), full (a chain of mbufs posted per
@@ -9,40 +9,16 @@
  * as many mbufs as there are free descriptors, in bulk.
  *
  * Every burst is compiled once per (ring layout, barrier policy) on the
- * core's inline verbs (gv_vq_burst.h); gv_rx_fn()/gv_tx_fn() pick the
- * port's copy at start, so a burst has no dispatch and no call into the
- * core. RX buffers of the one-mbuf paths are posted straight from the
+ * core's inline verbs (gv_vq_burst.h); the port's start installs the
+ * copy for its ring (gv_path.c), so a burst has no dispatch and no call
+ * into the core. RX buffers of the one-mbuf paths are posted straight from the
  * pool (rte_mempool_get_bulk) and initialised when they come back.
  *
  * The core validates everything the device writes; a queue the device
  * broke returns nothing, logs once, and gives its mbufs back at stop.
  */
-#include <assert.h>
-#include <errno.h>
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#include <rte_pause.h>
-
 #include "gv_offload.h"
 #include "gv_rxtx.h"
-
-__rte_cold void gv_queue_broken(struct gv_queue *q, const char *dir)
-{
-	struct gv_vq_stats s;
-
-	if (q->broken_logged)
-		return;
-	q->broken_logged = true;
-	gv_vq_stats(q->vq, &s);
-	GV_LOG(ERR,
-	       "%s: %s queue %u stopped: the device wrote invalid ring data "
-	       "(bad_id=%" PRIu64 " id_not_inflight=%" PRIu64 " bad_len=%" PRIu64
-	       " bad_flags=%" PRIu64 " bad_used_idx=%" PRIu64 " bad_order=%" PRIu64 ")",
-	       q->hw->name, dir, q->queue_id, s.bad_id, s.id_not_inflight, s.bad_len,
-	       s.bad_flags, s.bad_used_idx, s.bad_order);
-}
 
 /* ---------------------------------------------------------------- RX -- */
 
@@ -174,36 +150,6 @@ static __rte_always_inline void rx_refill(struct gv_rxq *rxq, const enum gv_layo
 	else
 		rx_refill_single(rxq, L);
 	kick(&rxq->q, L, B);
-}
-
-/*
- * Set-up work of the one-mbuf paths, then a refill (port start, restart).
- * 0, or the vector path's error when its ring cannot be set up.
- */
-int gv_rxq_refill(struct gv_rxq *rxq)
-{
-	struct rte_mbuf tmpl;
-	const struct gv_hw *hw = rxq->q.hw;
-
-	memset(&tmpl, 0, sizeof(tmpl));
-	rxq->mrg = gv_has(hw, GV_NET_F_MRG_RXBUF);
-	rxq->front = gv_rx_front(rxq->hdr_size, gv_rx_hdr_shared(hw));
-	tmpl.data_off = (uint16_t)(rxq->front + rxq->hdr_size);
-	rte_mbuf_refcnt_set(&tmpl, 1);
-	tmpl.nb_segs = 1;
-	tmpl.port = rxq->port_id;
-	memcpy(&rxq->mbuf_rearm, (const char *)&tmpl + offsetof(struct rte_mbuf, rearm_data), 8);
-	/* Pinned external buffers keep their flag (as rte_pktmbuf_reset). */
-	rxq->mbuf_ol = (rte_pktmbuf_priv_flags(rxq->mp) & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF)
-			       ? RTE_MBUF_F_EXTERNAL : 0;
-	rxq->seg_len = (uint32_t)rte_pktmbuf_data_room_size(rxq->mp) - rxq->front;
-	if (gv_rx_path_vec(hw->rx_path))
-		return gv_rxq_refill_vec(rxq);
-	if (hw->layout == GV_LAYOUT_PACKED)
-		rx_refill(rxq, GV_LAYOUT_PACKED, hw->barrier);
-	else
-		rx_refill(rxq, GV_LAYOUT_SPLIT, hw->barrier);
-	return 0;
 }
 
 static __rte_always_inline void rx_finish(struct gv_rxq *rxq, const enum gv_layout L,
@@ -452,189 +398,36 @@ static __rte_always_inline uint16_t rx_mrg_body_t(void *q, struct rte_mbuf **pkt
 	return rx_idle(q, L, B) ? 0 : rx_mrg_t(q, pkts, n, L, B);
 }
 
-/* Give back every mbuf the queue holds (port stop). */
-void gv_rxq_drain(struct gv_rxq *rxq)
+GV_BURSTS_LB(rx_simple, struct gv_rxq, rx_simple_t)
+GV_BURSTS_LB(rx_mrg, struct gv_rxq, rx_mrg_body_t)
+GV_BURSTS_LB(rx_full, struct gv_rxq, rx_full_t)
+
+/* The scalar paths' start (port start, restart): the first buffers. */
+static int rx_start(struct gv_rxq *rxq)
 {
-	void *cookie;
-
-	if (!rxq->q.vq)
-		return;
-	while ((cookie = gv_vq_detach(rxq->q.vq)) != NULL)
-		rte_pktmbuf_free(cookie);
-	if (rxq->mrg_head)
-		rte_pktmbuf_free(rxq->mrg_head);
-	rxq->mrg_head = rxq->mrg_tail = NULL;
-	rxq->mrg_left = 0;
-	while (rxq->n_spare)
-		rte_pktmbuf_free_seg(rxq->spare[--rxq->n_spare]);
-	gv_vq_reset(rxq->q.vq);
-	rxq->q.broken_logged = false;
-}
-
-GV_GUARDED(rx_simple, struct gv_rxq)
-GV_GUARDED(rx_mrg_body, struct gv_rxq)
-GV_GUARDED(rx_full, struct gv_rxq)
-
-bool gv_q_self_fence;
-
-static long membarrier(int cmd)
-{
-	return syscall(__NR_membarrier, cmd, 0, 0);
-}
-
-/*
- * At load: register for the private expedited membarrier, which runs a
- * full barrier on every CPU running one of this process's threads (an
- * IPI), so bursts can leave the store-load fence of gv_queue_enter to
- * the control path. A kernel before 4.14, or a seccomp filter that
- * refuses the call, leaves the bursts fencing themselves.
- */
-RTE_INIT(gv_queue_fence_init)
-{
-	long cmds = membarrier(MEMBARRIER_CMD_QUERY);
-
-	gv_q_self_fence = cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) ||
-			  membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) != 0;
-}
-
-/*
- * The control path's half of the handoff's fence (gv_pmd.h). The call
- * does not fail once registered; if it ever did, bursts fence
- * themselves from then on.
- */
-static void fence_all_threads(void)
-{
-	if (!gv_q_self_fence && membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0) {
-		GV_LOG(ERR, "membarrier: %s: bursts now fence themselves", strerror(errno));
-		__atomic_store_n(&gv_q_self_fence, true, __ATOMIC_SEQ_CST);
-	}
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
-
-static void hold(struct gv_queue *q, uint32_t why)
-{
-	__atomic_fetch_or(&q->paused, why, __ATOMIC_RELAXED);
-	/*
-	 * paused before busy, and every burst's busy before its paused: a
-	 * burst either sees paused and backs off, or its busy is seen here.
-	 */
-	fence_all_threads();
-	while (__atomic_load_n(&q->busy, __ATOMIC_ACQUIRE))
-		rte_pause();
-}
-
-static void let_go(struct gv_queue *q, uint32_t why)
-{
-	/* Release: the ring as reset here, before a burst may take it. */
-	__atomic_fetch_and(&q->paused, ~why, __ATOMIC_RELEASE);
-}
-
-void gv_queue_pause(struct gv_queue *q)
-{
-	hold(q, GV_Q_HELD);
-}
-
-void gv_queue_resume(struct gv_queue *q)
-{
-	let_go(q, GV_Q_HELD);
-}
-
-/*
- * A stopped queue keeps its ring and buffers: its bursts return 0. RX:
- * the device fills the posted buffers and then drops for that queue;
- * what it delivered meanwhile (at most a ring) is received after the
- * start. TX: what was sent completes, and is reclaimed after the start
- * or at the port's stop.
- */
-struct gv_queue *gv_queue_of(struct rte_eth_dev *dev, bool rx, uint16_t i)
-{
-	void *q = rx ? dev->data->rx_queues[i] : dev->data->tx_queues[i];
-
-	if (!q)
-		return NULL;
-	return rx ? &((struct gv_rxq *)q)->q : &((struct gv_txq *)q)->q;
-}
-
-static int queue_switch(struct rte_eth_dev *dev, bool rx, uint16_t qid, bool on)
-{
-	struct gv_hw *hw = dev->data->dev_private;
-	struct gv_queue *q = gv_queue_of(dev, rx, qid);
-	uint8_t *state = rx ? dev->data->rx_queue_state : dev->data->tx_queue_state;
-
-	pthread_mutex_lock(&hw->ctl_lock);
-	if (on)
-		let_go(q, GV_Q_STOPPED);
-	else
-		hold(q, GV_Q_STOPPED);
-	state[qid] = on ? RTE_ETH_QUEUE_STATE_STARTED : RTE_ETH_QUEUE_STATE_STOPPED;
-	pthread_mutex_unlock(&hw->ctl_lock);
+	GV_LB_CALL(rxq->q.hw, rx_refill, rxq);
 	return 0;
 }
 
-int gv_rx_queue_start(struct rte_eth_dev *dev, uint16_t qid)
-{
-	return queue_switch(dev, true, qid, true);
-}
+const struct gv_rx_path gv_rx_path_mrg = {
+	.p = { .name = "mergeable", .id = GV_RX_MRG, .needs = GV_BIT(GV_NET_F_MRG_RXBUF),
+	       .offloads = GV_RX_OFFLOAD_ALL, .cls = GV_FORCE_NONE,
+	       .burst = GV_BURSTS_LB_TABLE(rx_mrg) },
+	.start = rx_start,
+};
 
-int gv_rx_queue_stop(struct rte_eth_dev *dev, uint16_t qid)
-{
-	return queue_switch(dev, true, qid, false);
-}
+const struct gv_rx_path gv_rx_path_simple = {
+	.p = { .name = "simple", .id = GV_RX_SIMPLE, .refuses = GV_BIT(GV_NET_F_MRG_RXBUF),
+	       .offloads = GV_RX_OFFLOAD_SIMPLE, .one_mbuf = true, .cls = GV_FORCE_SIMPLE,
+	       .burst = GV_BURSTS_LB_TABLE(rx_simple) },
+	.start = rx_start,
+};
 
-int gv_tx_queue_start(struct rte_eth_dev *dev, uint16_t qid)
-{
-	return queue_switch(dev, false, qid, true);
-}
-
-int gv_tx_queue_stop(struct rte_eth_dev *dev, uint16_t qid)
-{
-	return queue_switch(dev, false, qid, false);
-}
-
-/* No burst runs yet (the port is being started): plain bit changes. */
-void gv_queues_start_states(struct rte_eth_dev *dev)
-{
-	for (int dir = 0; dir < 2; dir++) {
-		bool rx = dir == 0;
-		uint16_t nq = rx ? dev->data->nb_rx_queues : dev->data->nb_tx_queues;
-		uint8_t *state = rx ? dev->data->rx_queue_state : dev->data->tx_queue_state;
-
-		for (uint16_t i = 0; i < nq; i++) {
-			struct gv_queue *q = gv_queue_of(dev, rx, i);
-
-			if (q->deferred)
-				__atomic_fetch_or(&q->paused, GV_Q_STOPPED, __ATOMIC_RELAXED);
-			else
-				let_go(q, GV_Q_STOPPED);
-			state[i] = q->deferred ? RTE_ETH_QUEUE_STATE_STOPPED
-					       : RTE_ETH_QUEUE_STATE_STARTED;
-		}
-	}
-}
-
-/* A port that is not started (or whose backend left) moves nothing. */
-uint16_t gv_burst_none(void *q, struct rte_mbuf **pkts, uint16_t n)
-{
-	(void)q;
-	(void)pkts;
-	(void)n;
-	return 0;
-}
-
-gv_burst_fn gv_rx_fn(const struct gv_hw *hw, enum gv_rx_path p)
-{
-	switch (p) {
-	case GV_RX_SIMPLE:
-		return gv_burst_pick(rx_simple_fns, hw);
-	case GV_RX_MRG:
-		return gv_burst_pick(rx_mrg_body_fns, hw);
-	case GV_RX_FULL:
-		return gv_burst_pick(rx_full_fns, hw);
-	case GV_RX_VEC_SSE:
-	case GV_RX_VEC_AVX2:
-		return gv_rx_vec_fn(hw, p);
-	default:
-		return gv_burst_none;
-	}
-}
+const struct gv_rx_path gv_rx_path_full = {
+	.p = { .name = "full", .id = GV_RX_FULL, .refuses = GV_BIT(GV_NET_F_MRG_RXBUF),
+	       .offloads = GV_RX_OFFLOAD_ALL, .cls = GV_FORCE_FULL,
+	       .burst = GV_BURSTS_LB_TABLE(rx_full) },
+	.chains = true,
+	.start = rx_start,
+};
 
