@@ -19,6 +19,7 @@
 #include <rte_power_intrinsics.h>
 
 #include "gv_features.h"
+#include "gv_path.h"
 #include "gv_test_loop.h"
 
 /* ------------------------------------------------------------- traffic -- */
@@ -68,7 +69,29 @@ static const struct traffic_case traffic_cases[] = {
 	{ "packed_vq=1,mrg_rxbuf=0,rx_hdr_line=shared", 0, 1514 },
 	{ "packed_vq=1,mrg_rxbuf=0,in_order=0,datapath=simple,rx_hdr_line=shared", 0, 1514 },
 	{ "packed_vq=0,mrg_rxbuf=0,in_order=0,mtu=9000,rx_hdr_line=shared", 9000, 9014 },
+	/* mandatory barriers asked for (barrier=), scalar and vector paths */
+	{ "packed_vq=0,mrg_rxbuf=1,barrier=mandatory", 0, 1514 },
+	{ "packed_vq=1,mrg_rxbuf=1,in_order=0,datapath=full,barrier=mandatory", 0, 1514 },
+	{ "packed_vq=0,mrg_rxbuf=0,vectorized=1,barrier=mandatory", 0, 1514 },
+	{ "packed_vq=1,mrg_rxbuf=0,vectorized=1,barrier=auto", 0, 1514 },
 };
+
+/*
+ * The port runs the bursts of its paths compiled for its layout and for
+ * the barriers asked for: mandatory with barrier=mandatory, SMP otherwise
+ * (the loopback device does not offer ORDER_PLATFORM unless told).
+ */
+static void check_burst_copies(const struct port *p, const char *args)
+{
+	const struct rte_eth_dev *dev = &rte_eth_devices[p->id];
+	const struct gv_hw *hw = dev->data->dev_private;
+	const bool mand = strstr(args, "barrier=mandatory") != NULL;
+	const int packed = hw->layout == GV_LAYOUT_PACKED;
+
+	assert_int_equal(hw->barrier, mand ? GV_BARRIER_MANDATORY : GV_BARRIER_SMP);
+	assert_ptr_equal(dev->rx_pkt_burst, gv_port_rx_path(hw)->p.burst[packed][mand]);
+	assert_ptr_equal(dev->tx_pkt_burst, gv_port_tx_path(hw)->p.burst[packed][mand]);
+}
 
 static void test_traffic(void **state)
 {
@@ -84,6 +107,7 @@ static void test_traffic(void **state)
 	print_message("devargs: %s\n", tc->args);
 	assert_int_equal(port_probe(&p, tc->args), 0);
 	port_start(&p, &cfg);
+	check_burst_copies(&p, tc->args);
 	rte_eth_macaddr_get(p.id, &mac);
 	/* The virtio-net header: 12 bytes with VERSION_1 or MRG_RXBUF, else 10. */
 	s = stats(&p);

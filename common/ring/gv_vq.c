@@ -133,23 +133,10 @@ void gv_vq_stats(const struct gv_vq *vq, struct gv_vq_stats *out)
 int gv_vq_add(struct gv_vq *vq, const struct gv_seg *segs, uint16_t n_out, uint16_t n_in,
 	      void *cookie, bool indirect)
 {
-	uint32_t total = (uint32_t)n_out + n_in;
-	uint64_t in_len = 0;
+	const int err = gv_add_check(vq, segs, n_out, n_in, indirect);
 
-	if (vq->gate)
-		return GV_GATE_ERR(vq);
-	if (total == 0 || (!indirect && total > vq->num))
-		return -EINVAL;
-	if (indirect && (!(vq->features & GV_VQ_F_INDIRECT) || total > vq->max_indirect))
-		return -EINVAL;
-	for (uint32_t k = 0; k < total; k++) {
-		if (segs[k].len == 0)
-			return -EINVAL;
-		if (k >= n_out)
-			in_len += segs[k].len;
-	}
-	if (in_len > UINT32_MAX)
-		return -EINVAL;
+	if (err)
+		return err;
 	GV_DISPATCH(vq, split_add, packed_add, vq, segs, n_out, n_in, cookie, indirect)
 }
 

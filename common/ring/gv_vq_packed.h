@@ -263,32 +263,19 @@ GV_INLINE int packed_used_here(struct gv_vq *vq)
 	return -1;
 }
 
-/* Validate the used descriptor at the used position; its id or -1. */
-GV_INLINE int packed_used_id(struct gv_vq *vq, uint32_t *len_out)
+/*
+ * The used descriptor at the used position, checked (gv_used_ok; with
+ * in_order against the posting order's next chain): its id, or -1.
+ */
+GV_INLINE int packed_used_id(struct gv_vq *vq, uint32_t *len_out, const bool in_order)
 {
 	struct gv_packed_desc *d = &vq->p.desc[vq->p.used_idx];
 	uint16_t id = gv_load16(&d->id);
 	uint32_t len = gv_load32(&d->len);
+	const uint32_t expect = in_order ? vq->order[vq->order_get] : 0;
 
-	if (GV_UNLIKELY(id >= vq->num)) {
-		GV_VQ_FAIL(vq, bad_id);
+	if (!gv_used_ok(vq, vq->slot, vq->num, id, &len, in_order, expect))
 		return -1;
-	}
-	if (GV_UNLIKELY(vq->slot[id].ndesc == 0)) {
-		GV_VQ_FAIL(vq, id_not_inflight);
-		return -1;
-	}
-	if (GV_UNLIKELY(len > vq->slot[id].in_len)) {
-		/*
-		 * A chain with nothing writable: the length means nothing and
-		 * some devices (DPDK's vhost, packed TX) write one anyway.
-		 */
-		if (vq->slot[id].in_len) {
-			GV_VQ_FAIL(vq, bad_len);
-			return -1;
-		}
-		len = 0;
-	}
 	*len_out = len;
 	return id;
 }
@@ -306,14 +293,10 @@ GV_INLINE uint32_t packed_get_used_t(struct gv_vq *vq, void **cookies, uint32_t 
 			break;
 		/* The flags load before the loads of id and length. */
 		gv_rmb(B);
-		id = packed_used_id(vq, &len);
+		id = packed_used_id(vq, &len, in_order);
 		if (id < 0)
 			break;
 		if (in_order) {
-			if (GV_UNLIKELY(vq->order[vq->order_get] != id)) {
-				GV_VQ_FAIL(vq, bad_order);
-				break;
-			}
 			packed_order_pop(vq);
 			/*
 			 * A batch reclaim_in_order left open ends with its last
@@ -353,7 +336,8 @@ GV_INLINE bool packed_batch_open(struct gv_vq *vq, const enum gv_barrier B)
 		return false;
 	/* The flags load before the loads of id and length. */
 	gv_rmb(B);
-	last = packed_used_id(vq, &len);
+	/* A batch's last id is any chain in flight: no order check. */
+	last = packed_used_id(vq, &len, false);
 	if (last < 0)
 		return false;
 	vq->p.batch_last = (uint16_t)last;

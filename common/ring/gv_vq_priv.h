@@ -151,8 +151,77 @@ struct gv_vq {
 
 #define GV_INLINE static inline __attribute__((always_inline))
 
+/*
+ * The rule for a used entry in the general mode, either layout (a split
+ * used element, a packed used descriptor): its id names a chain in
+ * flight, its length fits what that chain made writable, and with
+ * IN_ORDER (in_order) it is the chain the posting order names next
+ * (expect). A chain with nothing writable (TX) may come back with any
+ * length (DPDK's vhost writes one on packed TX): the length then means
+ * nothing and *len becomes 0. Anything else breaks the queue and counts
+ * why; false then. slot and num are the queue's (the caller's local
+ * copies). The bursts' fast runs (gv_vq_burst.h) take only entries that
+ * plainly pass and leave every other one to the verb that calls this.
+ */
+GV_INLINE bool gv_used_ok(struct gv_vq *vq, const struct gv_slot *slot, uint32_t num,
+			  uint32_t id, uint32_t *len, const bool in_order, uint32_t expect)
+{
+	const struct gv_slot *s;
+
+	if (GV_UNLIKELY(id >= num)) {
+		GV_VQ_FAIL(vq, bad_id);
+		return false;
+	}
+	s = &slot[id];
+	if (GV_UNLIKELY(s->ndesc == 0)) {
+		GV_VQ_FAIL(vq, id_not_inflight);
+		return false;
+	}
+	if (GV_UNLIKELY(*len > s->in_len)) {
+		if (s->in_len) {
+			GV_VQ_FAIL(vq, bad_len);
+			return false;
+		}
+		*len = 0;
+	}
+	if (in_order && GV_UNLIKELY(id != expect)) {
+		GV_VQ_FAIL(vq, bad_order);
+		return false;
+	}
+	return true;
+}
+
 /* What a general verb that posts returns when the gate is shut: broken, or in fixed mode. */
 #define GV_GATE_ERR(vq) ((vq)->broken ? -EIO : -EPERM)
+
+/*
+ * gv_vq_add()'s and gvb_add()'s checks of the caller's chain: the gate
+ * open, 1..num segments (1..max_indirect with an indirect table, which
+ * needs INDIRECT), none empty, the writable bytes within 32 bits (the
+ * bound a used length is checked against). 0 or the verb's error.
+ */
+GV_INLINE int gv_add_check(const struct gv_vq *vq, const struct gv_seg *segs, uint16_t n_out,
+			   uint16_t n_in, bool indirect)
+{
+	const uint32_t total = (uint32_t)n_out + n_in;
+	uint64_t in_len = 0;
+	uint32_t zero = 0;
+
+	if (GV_UNLIKELY(vq->gate))
+		return GV_GATE_ERR(vq);
+	if (GV_UNLIKELY(total == 0 || (!indirect && total > vq->num)))
+		return -EINVAL;
+	if (indirect && GV_UNLIKELY(!(vq->features & GV_VQ_F_INDIRECT) || total > vq->max_indirect))
+		return -EINVAL;
+	for (uint32_t k = 0; k < total; k++) {
+		zero |= segs[k].len == 0;
+		if (k >= n_out)
+			in_len += segs[k].len;
+	}
+	if (GV_UNLIKELY(zero || in_len > UINT32_MAX))
+		return -EINVAL;
+	return 0;
+}
 
 /* Two adjacent 16-bit fields (4-byte aligned) with one 32-bit store. */
 GV_INLINE void gvb_put16_16(void *p, uint16_t a, uint16_t b)

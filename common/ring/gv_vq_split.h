@@ -315,26 +315,9 @@ GV_INLINE uint32_t split_get_used_t(struct gv_vq *vq, void **cookies, uint32_t *
 		uint32_t id = gv_load32(&e->id), len = gv_load32(&e->len);
 		struct gv_slot *s;
 
-		if (GV_UNLIKELY(id >= num)) {
-			GV_VQ_FAIL(vq, bad_id);
+		if (!gv_used_ok(vq, slot, num, id, &len, in_order, in_order ? order[last_used & mask] : 0))
 			break;
-		}
 		s = &slot[id];
-		if (GV_UNLIKELY(s->ndesc == 0)) {
-			GV_VQ_FAIL(vq, id_not_inflight);
-			break;
-		}
-		if (GV_UNLIKELY(len > s->in_len)) {
-			if (s->in_len) {
-				GV_VQ_FAIL(vq, bad_len);
-				break;
-			}
-			len = 0; /* nothing was writable: the length means nothing */
-		}
-		if (in_order && GV_UNLIKELY(order[last_used & mask] != id)) {
-			GV_VQ_FAIL(vq, bad_order);
-			break;
-		}
 		cookies[k] = s->cookie;
 		if (lens)
 			lens[k] = len;

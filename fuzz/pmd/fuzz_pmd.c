@@ -34,7 +34,8 @@
  * Invariants: every mbuf the PMD hands up is a sane mbuf of the RX pool
  * (rte_mbuf_check, segment bounds, lengths that add up, the port id);
  * the port's MAC is a unicast address after configure and after the
- * script, whatever the config space holds; no mbuf is lost or freed twice (pool counts after the port is gone).
+ * script, whatever the config space holds; no mbuf is lost or freed
+ * twice (pool counts after the port is gone).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -18,7 +18,6 @@
 #include <ethdev_vdev.h>
 
 #include "gv_devargs.h"
-#include "gv_names.h"
 #include "gv_loop_priv.h"
 
 #define GV_LOOP_QUEUE_MAX 32768
@@ -260,7 +259,8 @@ static void loop_notify(struct gv_hw *hw, struct gv_queue *q)
 	struct gv_loop *lp = lp_of(hw);
 	uint16_t idx = q->vq_idx, pairs = gv_loop_vq_pairs(lp);
 
-	if (!lp->running || lp->needs_reset || idx >= GV_LOOP_MAX_VQ || lp->vq[idx].q != q || !lp->vq[idx].d)
+	if (!lp->running || lp->needs_reset || idx >= GV_LOOP_MAX_VQ || lp->vq[idx].q != q ||
+	    !lp->vq[idx].d)
 		return;
 	if (idx == 2u * pairs) {
 		if (!lp->ctrl_silent)

@@ -319,25 +319,24 @@ static uint64_t rx_csum_flags(struct rte_mbuf *m, const struct rte_net_hdr_lens 
  * on the copy. 12 bytes (a legacy 10-byte header: its 2 bytes past are the
  * frame's), 20 with the hash report.
  */
-static inline void rx_hdr_copy(struct gv_net_hdr_hash *dst, const struct gv_net_hdr *shared,
-			       bool hash)
+union rx_hdr_copy {
+	uint16_t w[sizeof(struct gv_net_hdr_hash) / 2];
+	struct gv_net_hdr_hash h;
+};
+
+static inline void rx_hdr_copy(union rx_hdr_copy *c, const struct gv_net_hdr *shared, bool hash)
 {
-	union {
-		uint16_t w[sizeof(struct gv_net_hdr_hash) / 2];
-		struct gv_net_hdr_hash h;
-	} c;
 	const volatile uint16_t *src = (const volatile uint16_t *)shared;
-	const size_t n = (hash ? sizeof(c.h) : sizeof(c.h.hdr)) / 2;
+	const size_t n = (hash ? sizeof(c->h) : sizeof(c->h.hdr)) / 2;
 
 	for (size_t i = 0; i < n; i++)
-		c.w[i] = src[i];
-	*dst = c.h;
+		c->w[i] = src[i];
 }
 
 void gv_rx_offload(const struct gv_rxq *rxq, struct rte_mbuf *m, const struct gv_net_hdr *shared)
 {
-	struct gv_net_hdr_hash copy;
-	const struct gv_net_hdr *h = &copy.hdr;
+	union rx_hdr_copy copy;
+	const struct gv_net_hdr *h = &copy.h.hdr;
 	struct rte_net_hdr_lens lens;
 	bool gso;
 
@@ -355,8 +354,8 @@ void gv_rx_offload(const struct gv_rxq *rxq, struct rte_mbuf *m, const struct gv
 		m->ol_flags |= RTE_MBUF_F_RX_LRO;
 		m->tso_segsz = h->gso_size;
 	}
-	if (rxq->ol_rss_hash && copy.hash_report) {
-		m->hash.rss = copy.hash_value;
+	if (rxq->ol_rss_hash && copy.h.hash_report) {
+		m->hash.rss = copy.h.hash_value;
 		m->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
 	}
 	/*

@@ -263,7 +263,8 @@ static __rte_always_inline bool vecp_singles(struct gv_rxq *rxq, struct rte_mbuf
 {
 	struct gv_vq *vq = rxq->q.vq;
 	const struct gv_packed_desc *ring = gvf_packed_ring(vq);
-	const uint32_t num = gvf_num(vq), hdr = rxq->hdr_size, max = gvf_len(vq, GV_LAYOUT_PACKED) - rxq->mrg;
+	const uint32_t num = gvf_num(vq), hdr = rxq->hdr_size;
+	const uint32_t max = gvf_len(vq, GV_LAYOUT_PACKED) - rxq->mrg;
 	uint32_t k = *kp, pos = gvf_used_pos(vq, GV_LAYOUT_PACKED) + k, wrap = gvf_packed_used_wrap(vq);
 	bool odd = false;
 

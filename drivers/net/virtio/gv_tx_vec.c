@@ -55,7 +55,7 @@ static bool tx_vec_usable(void)
 #endif
 }
 
-/* The address/length pairs a packed post hands the core: 16 bytes, as a split descriptor's start. */
+/* The address/length pairs a packed post hands the core: 16 bytes, a split descriptor's start. */
 static_assert(sizeof(struct gv_seg) == 16 && offsetof(struct gv_seg, len) == 8, "gv_seg layout");
 static_assert(offsetof(struct gv_split_desc, len) == 8, "split desc layout");
 
