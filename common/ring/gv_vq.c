@@ -7,6 +7,7 @@
  * literal policy. Set-up, teardown and accessors live here too.
  */
 #include "gv_vq_priv.h"
+#include "gv_vq_burst.h"
 #include "gv_vq_fixed.h"
 #include "gv_vq_packed.h"
 #include "gv_vq_split.h"
@@ -133,11 +134,20 @@ void gv_vq_stats(const struct gv_vq *vq, struct gv_vq_stats *out)
 int gv_vq_add(struct gv_vq *vq, const struct gv_seg *segs, uint16_t n_out, uint16_t n_in,
 	      void *cookie, bool indirect)
 {
-	const int err = gv_add_check(vq, segs, n_out, n_in, indirect);
-
-	if (err)
-		return err;
-	GV_DISPATCH(vq, split_add, packed_add, vq, segs, n_out, n_in, cookie, indirect)
+	switch (GV_VQ_KEY(vq)) {
+	case GV_K_SPLIT_SMP:
+		return gvb_add(vq, segs, n_out, n_in, cookie, indirect, GV_LAYOUT_SPLIT,
+			       GV_BARRIER_SMP);
+	case GV_K_SPLIT_MAND:
+		return gvb_add(vq, segs, n_out, n_in, cookie, indirect, GV_LAYOUT_SPLIT,
+			       GV_BARRIER_MANDATORY);
+	case GV_K_PACKED_SMP:
+		return gvb_add(vq, segs, n_out, n_in, cookie, indirect, GV_LAYOUT_PACKED,
+			       GV_BARRIER_SMP);
+	default:
+		return gvb_add(vq, segs, n_out, n_in, cookie, indirect, GV_LAYOUT_PACKED,
+			       GV_BARRIER_MANDATORY);
+	}
 }
 
 uint32_t gv_vq_add_burst(struct gv_vq *vq, const struct gv_seg *segs, void *const *cookies,

@@ -680,15 +680,34 @@ GV_INLINE uint32_t gvb_add_rx_obj(struct gv_vq *vq, void *const *cookies, uint32
 	return packed_add_fast(vq, NULL, cookies, n, true, true, addr_off, addr_add, len, false);
 }
 
-/* gv_vq_add(), with the same checks (gv_add_check). */
+/*
+ * gv_vq_add() (which is this for the queue's layout and policy): the
+ * caller's chain checked (the gate open, 1..num segments, 1..max_indirect
+ * with an indirect table, which needs INDIRECT; none empty; the writable
+ * bytes within 32 bits, the bound a used length is checked against),
+ * then posted.
+ */
 GV_INLINE int gvb_add(struct gv_vq *vq, const struct gv_seg *segs, uint16_t n_out,
 		      uint16_t n_in, void *cookie, bool indirect, const enum gv_layout L,
 		      const enum gv_barrier B)
 {
-	const int err = gv_add_check(vq, segs, n_out, n_in, indirect);
+	const uint32_t total = (uint32_t)n_out + n_in;
+	uint64_t in_len = 0;
+	uint32_t zero = 0;
 
-	if (GV_UNLIKELY(err))
-		return err;
+	if (GV_UNLIKELY(vq->gate))
+		return GV_GATE_ERR(vq);
+	if (GV_UNLIKELY(total == 0 || (!indirect && total > vq->num)))
+		return -EINVAL;
+	if (indirect && GV_UNLIKELY(!(vq->features & GV_VQ_F_INDIRECT) || total > vq->max_indirect))
+		return -EINVAL;
+	for (uint32_t k = 0; k < total; k++) {
+		zero |= segs[k].len == 0;
+		if (k >= n_out)
+			in_len += segs[k].len;
+	}
+	if (GV_UNLIKELY(zero || in_len > UINT32_MAX))
+		return -EINVAL;
 	if (L == GV_LAYOUT_SPLIT)
 		return split_add(vq, segs, n_out, n_in, cookie, indirect, B);
 	return packed_add(vq, segs, n_out, n_in, cookie, indirect, B);

@@ -194,35 +194,6 @@ GV_INLINE bool gv_used_ok(struct gv_vq *vq, const struct gv_slot *slot, uint32_t
 /* What a general verb that posts returns when the gate is shut: broken, or in fixed mode. */
 #define GV_GATE_ERR(vq) ((vq)->broken ? -EIO : -EPERM)
 
-/*
- * gv_vq_add()'s and gvb_add()'s checks of the caller's chain: the gate
- * open, 1..num segments (1..max_indirect with an indirect table, which
- * needs INDIRECT), none empty, the writable bytes within 32 bits (the
- * bound a used length is checked against). 0 or the verb's error.
- */
-GV_INLINE int gv_add_check(const struct gv_vq *vq, const struct gv_seg *segs, uint16_t n_out,
-			   uint16_t n_in, bool indirect)
-{
-	const uint32_t total = (uint32_t)n_out + n_in;
-	uint64_t in_len = 0;
-	uint32_t zero = 0;
-
-	if (GV_UNLIKELY(vq->gate))
-		return GV_GATE_ERR(vq);
-	if (GV_UNLIKELY(total == 0 || (!indirect && total > vq->num)))
-		return -EINVAL;
-	if (indirect && GV_UNLIKELY(!(vq->features & GV_VQ_F_INDIRECT) || total > vq->max_indirect))
-		return -EINVAL;
-	for (uint32_t k = 0; k < total; k++) {
-		zero |= segs[k].len == 0;
-		if (k >= n_out)
-			in_len += segs[k].len;
-	}
-	if (GV_UNLIKELY(zero || in_len > UINT32_MAX))
-		return -EINVAL;
-	return 0;
-}
-
 /* Two adjacent 16-bit fields (4-byte aligned) with one 32-bit store. */
 GV_INLINE void gvb_put16_16(void *p, uint16_t a, uint16_t b)
 {
