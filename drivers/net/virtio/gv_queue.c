@@ -152,31 +152,69 @@ static int queue_thresh(const struct gv_hw *hw, const char *dir, uint16_t qid, u
 }
 
 /* Defined with gv_queues_drain below. */
+static void queue_drain(struct gv_queue *q);
 static void rxq_drain(struct gv_rxq *rxq);
-static void txq_drain(struct gv_txq *txq);
+
+/* A queue's mbufs back to their pools, its ring and state freed, its slot cleared. */
+static void queue_release(struct rte_eth_dev *dev, bool rx, uint16_t qid)
+{
+	void **slot = rx ? &dev->data->rx_queues[qid] : &dev->data->tx_queues[qid];
+	struct gv_queue *q = gv_queue_of(dev, rx, qid);
+
+	if (!q)
+		return;
+	if (rx)
+		rxq_drain(*slot);
+	else
+		queue_drain(q);
+	gv_queue_free(q);
+	rte_free(*slot);
+	*slot = NULL;
+}
 
 void gv_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 {
-	struct gv_rxq *rxq = dev->data->rx_queues[qid];
-
-	if (!rxq)
-		return;
-	rxq_drain(rxq);
-	gv_queue_free(&rxq->q);
-	rte_free(rxq);
-	dev->data->rx_queues[qid] = NULL;
+	queue_release(dev, true, qid);
 }
 
 void gv_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 {
-	struct gv_txq *txq = dev->data->tx_queues[qid];
+	queue_release(dev, false, qid);
+}
 
-	if (!txq)
-		return;
-	txq_drain(txq);
-	gv_queue_free(&txq->q);
-	rte_free(txq);
-	dev->data->tx_queues[qid] = NULL;
+/* Where a descriptor's address comes from in an mbuf: virtual (vhost-user) or IOVA. */
+static uint32_t mbuf_addr_off(const struct gv_hw *hw)
+{
+	return hw->use_va ? offsetof(struct rte_mbuf, buf_addr) : offsetof(struct rte_mbuf, buf_iova);
+}
+
+/*
+ * A zeroed RX or TX queue of `size` bytes (its struct gv_queue first) with
+ * its ring and state for queue pair qid, in place of the one set up there, and its free threshold from the
+ * app's (0: the default); NULL and *err on failure.
+ */
+static void *queue_new(struct rte_eth_dev *dev, size_t size, bool rx, uint16_t qid,
+		       uint16_t nb_desc, unsigned int socket, uint32_t want, uint32_t *thresh,
+		       int *err)
+{
+	struct gv_queue *q;
+
+	RTE_BUILD_BUG_ON(offsetof(struct gv_rxq, q) != 0 || offsetof(struct gv_txq, q) != 0);
+	queue_release(dev, rx, qid);
+	q = rte_zmalloc_socket(rx ? "gv_rxq" : "gv_txq", size, RTE_CACHE_LINE_SIZE, (int)socket);
+	*err = -ENOMEM;
+	if (!q)
+		return NULL;
+	*err = gv_queue_alloc(dev, q, (uint16_t)(2 * qid + !rx), qid, nb_desc, socket,
+			      rx ? GV_RX_INDIRECT : GV_TX_INDIRECT);
+	if (*err == 0) {
+		*err = queue_thresh(hw_of(dev), rx ? "rx" : "tx", qid, want, q->size, thresh);
+		if (*err == 0)
+			return q;
+		gv_queue_free(q);
+	}
+	rte_free(q);
+	return NULL;
 }
 
 int gv_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
@@ -185,6 +223,7 @@ int gv_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 {
 	struct gv_hw *hw = hw_of(dev);
 	struct gv_rxq *rxq;
+	uint32_t thresh;
 	int ret;
 
 	if (rte_pktmbuf_data_room_size(mp) < RTE_PKTMBUF_HEADROOM + 64) {
@@ -192,28 +231,15 @@ int gv_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		       mp->name);
 		return -EINVAL;
 	}
-	gv_rx_queue_release(dev, qid);
-	rxq = rte_zmalloc_socket("gv_rxq", sizeof(*rxq), RTE_CACHE_LINE_SIZE, (int)socket);
+	rxq = queue_new(dev, sizeof(*rxq), true, qid, nb_desc, socket,
+			conf ? conf->rx_free_thresh : 0, &thresh, &ret);
 	if (!rxq)
-		return -ENOMEM;
-	ret = gv_queue_alloc(dev, &rxq->q, (uint16_t)(2 * qid), qid, nb_desc, socket, GV_RX_INDIRECT);
-	if (ret) {
-		rte_free(rxq);
 		return ret;
-	}
 	rxq->mp = mp;
 	rxq->port_id = dev->data->port_id;
+	rxq->refill_want = rxq->refill_thresh = thresh;
 	rxq->hdr_size = hw->hdr_size;
-	rxq->addr_off = hw->use_va ? offsetof(struct rte_mbuf, buf_addr)
-				   : offsetof(struct rte_mbuf, buf_iova);
-	ret = queue_thresh(hw, "rx", qid, conf ? conf->rx_free_thresh : 0, rxq->q.size,
-			      &rxq->refill_want);
-	if (ret) {
-		gv_queue_free(&rxq->q);
-		rte_free(rxq);
-		return ret;
-	}
-	rxq->refill_thresh = rxq->refill_want;
+	rxq->addr_off = mbuf_addr_off(hw);
 	rxq->chain_len = 1;
 	rxq->q.deferred = conf && conf->rx_deferred_start;
 	dev->data->rx_queues[qid] = rxq;
@@ -225,28 +251,16 @@ int gv_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 {
 	struct gv_hw *hw = hw_of(dev);
 	struct gv_txq *txq;
+	uint32_t thresh;
 	int ret;
 
-	gv_tx_queue_release(dev, qid);
-	txq = rte_zmalloc_socket("gv_txq", sizeof(*txq), RTE_CACHE_LINE_SIZE, (int)socket);
+	txq = queue_new(dev, sizeof(*txq), false, qid, nb_desc, socket,
+			conf ? conf->tx_free_thresh : 0, &thresh, &ret);
 	if (!txq)
-		return -ENOMEM;
-	ret = gv_queue_alloc(dev, &txq->q, (uint16_t)(2 * qid + 1), qid, nb_desc, socket,
-			  GV_TX_INDIRECT);
-	if (ret) {
-		rte_free(txq);
 		return ret;
-	}
+	txq->free_thresh = thresh;
 	txq->hdr_size = hw->hdr_size;
-	txq->addr_off = hw->use_va ? offsetof(struct rte_mbuf, buf_addr)
-				   : offsetof(struct rte_mbuf, buf_iova);
-	ret = queue_thresh(hw, "tx", qid, conf ? conf->tx_free_thresh : 0, txq->q.size,
-			      &txq->free_thresh);
-	if (ret) {
-		gv_queue_free(&txq->q);
-		rte_free(txq);
-		return ret;
-	}
+	txq->addr_off = mbuf_addr_off(hw);
 	txq->q.deferred = conf && conf->tx_deferred_start;
 	txq->in_order = gv_has(hw, GV_F_IN_ORDER);
 	txq->indirect = gv_has(hw, GV_F_RING_INDIRECT_DESC);
@@ -562,35 +576,29 @@ void gv_queue_broken(struct gv_queue *q, const char *dir)
 	       s.bad_flags, s.bad_used_idx, s.bad_order);
 }
 
-/* Give back every mbuf the queue holds (port stop). */
-static void rxq_drain(struct gv_rxq *rxq)
+/* Give back every mbuf the queue's ring holds and reset it (port stop). */
+static void queue_drain(struct gv_queue *q)
 {
 	void *cookie;
 
-	if (!rxq->q.vq)
+	if (!q->vq)
 		return;
-	while ((cookie = gv_vq_detach(rxq->q.vq)) != NULL)
+	while ((cookie = gv_vq_detach(q->vq)) != NULL)
 		rte_pktmbuf_free(cookie);
+	gv_vq_reset(q->vq);
+	q->broken_logged = false;
+}
+
+/* The same, and the mbufs an RX queue holds outside its ring. */
+static void rxq_drain(struct gv_rxq *rxq)
+{
+	queue_drain(&rxq->q);
 	if (rxq->mrg_head)
 		rte_pktmbuf_free(rxq->mrg_head);
 	rxq->mrg_head = rxq->mrg_tail = NULL;
 	rxq->mrg_left = 0;
 	while (rxq->n_spare)
 		rte_pktmbuf_free_seg(rxq->spare[--rxq->n_spare]);
-	gv_vq_reset(rxq->q.vq);
-	rxq->q.broken_logged = false;
-}
-
-static void txq_drain(struct gv_txq *txq)
-{
-	void *cookie;
-
-	if (!txq->q.vq)
-		return;
-	while ((cookie = gv_vq_detach(txq->q.vq)) != NULL)
-		rte_pktmbuf_free(cookie);
-	gv_vq_reset(txq->q.vq);
-	txq->q.broken_logged = false;
 }
 
 void gv_queues_drain(struct rte_eth_dev *dev)
@@ -600,7 +608,7 @@ void gv_queues_drain(struct rte_eth_dev *dev)
 			rxq_drain(dev->data->rx_queues[i]);
 	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
 		if (dev->data->tx_queues[i])
-			txq_drain(dev->data->tx_queues[i]);
+			queue_drain(&((struct gv_txq *)dev->data->tx_queues[i])->q);
 }
 
 uint16_t gv_tx_owned(struct gv_txq *txq, struct rte_mbuf **pkts, uint16_t n)
