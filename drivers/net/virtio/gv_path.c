@@ -195,4 +195,3 @@ int gv_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
 	snprintf(mode->info, sizeof(mode->info), "%s", p ? p->p.name : "none");
 	return 0;
 }
-

@@ -80,7 +80,7 @@ static inline const struct gv_tx_path *gv_port_tx_path(const struct gv_hw *hw)
 	return gv_tx_path_get(hw->tx_path);
 }
 
-/* Path id usable here: its object exists and this CPU allows it. */
+/* Path id usable here: its object exists and this CPU allows it (scalar paths: always). */
 bool gv_rx_path_usable(enum gv_rx_path_id id);
 bool gv_tx_path_usable(enum gv_tx_path_id id);
 

@@ -189,9 +189,10 @@ static uint32_t mbuf_addr_off(const struct gv_hw *hw)
 }
 
 /*
- * A zeroed RX or TX queue of `size` bytes (its struct gv_queue first) with
- * its ring and state for queue pair qid, in place of the one set up there, and its free threshold from the
- * app's (0: the default); NULL and *err on failure.
+ * A zeroed RX or TX queue of `size` bytes (its struct gv_queue first)
+ * with its ring and state for queue pair qid, in place of the one set up
+ * there, and its free threshold from the app's (0: the default); NULL and
+ * *err on failure.
  */
 static void *queue_new(struct rte_eth_dev *dev, size_t size, bool rx, uint16_t qid,
 		       uint16_t nb_desc, unsigned int socket, uint32_t want, uint32_t *thresh,
@@ -295,7 +296,7 @@ RTE_INIT(gv_queue_fence_init)
 }
 
 /*
- * The control path's half of the handoff's fence (gv_pmd.h). The call
+ * The control path's half of the handoff's fence (gv_queue.h). The call
  * does not fail once registered; if it ever did, bursts fence
  * themselves from then on.
  */

@@ -165,14 +165,14 @@ int gv_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		      unsigned int socket, const struct rte_eth_txconf *conf);
 void gv_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid);
 void gv_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid);
+/* Smallest RX mbuf data room (after headroom) over the port's queues. */
+uint32_t gv_rx_mbuf_room(struct rte_eth_dev *dev);
 /*
  * At the port's start, the paths chosen: each queue's settings for them
  * (header size, offloads, chain length, refill point; frame: the largest
  * frame with its header, room: the smallest mbuf data room). 0 or -EINVAL
  * (logged) when a frame needs more mbufs than an RX chain may have.
  */
-/* Smallest RX mbuf data room (after headroom) over the port's queues. */
-uint32_t gv_rx_mbuf_room(struct rte_eth_dev *dev);
 int gv_queues_configure(struct rte_eth_dev *dev, uint32_t frame, uint32_t room);
 /* The refill points again for a new largest frame (an MTU change on a running port). */
 void gv_queues_refill_points(struct rte_eth_dev *dev, uint32_t frame, uint32_t room);

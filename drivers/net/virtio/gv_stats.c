@@ -3,7 +3,7 @@
  * gv_stats.c - basic stats, per-queue stats and xstats. The xstats are
  * described by tables (name, where the value lives), so names and values
  * come from the same rows:
- *   rx_path, tx_path               the chosen paths (enum gv_rx/tx_path)
+ *   rx_path, tx_path               the chosen paths (enum gv_rx/tx_path_id)
  *   {rx,tx}_qN_<counter>           per-queue traffic counters
  *   {rx,tx}_qN_<hardening counter> bad values the device wrote (core)
  */

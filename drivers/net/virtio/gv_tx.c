@@ -294,4 +294,3 @@ const struct gv_tx_path gv_tx_path_full = {
 	.cleanup = tx_full_cleanup,
 	.prepare = gv_tx_prepare,
 };
-
