@@ -312,12 +312,17 @@ static int rings_go(struct rte_eth_dev *dev)
 	return ret;
 }
 
+/* The largest frame of an MTU as a buffer holds it: VLAN tag, CRC and virtio-net header. */
+static uint32_t rx_frame(const struct gv_hw *hw, uint16_t mtu)
+{
+	return (uint32_t)mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + RTE_VLAN_HLEN + hw->hdr_size;
+}
+
 static int do_start(struct rte_eth_dev *dev)
 {
 	struct gv_hw *hw = hw_of(dev);
 	const struct rte_eth_conf *conf = &dev->data->dev_conf;
-	uint32_t frame = (uint32_t)dev->data->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN +
-			 RTE_VLAN_HLEN + hw->hdr_size;
+	uint32_t frame = rx_frame(hw, dev->data->mtu);
 	uint32_t room = gv_rx_mbuf_room(dev);
 	int ret;
 
@@ -486,9 +491,7 @@ static int gv_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 		return -EINVAL;
 	}
 	if (dev->data->dev_started) {
-		uint32_t frame = (uint32_t)mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN +
-				 RTE_VLAN_HLEN + hw->hdr_size;
-
+		const uint32_t frame = rx_frame(hw, mtu);
 		const uint32_t room = gv_rx_mbuf_room(dev);
 
 		/* One-mbuf paths; with mergeable buffers the vector paths chain (gv_rx_vec.h). */

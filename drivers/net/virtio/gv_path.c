@@ -13,6 +13,7 @@
  */
 #include <ethdev_driver.h>
 #include <rte_ethdev.h>
+#include <rte_vect.h>
 
 #include "gv_path.h"
 
@@ -75,6 +76,12 @@ bool gv_tx_path_usable(enum gv_tx_path_id id)
 	const struct gv_tx_path *t = gv_tx_path_get(id);
 
 	return t && path_usable(&t->p);
+}
+
+bool gv_path_simd_ok(uint16_t bits, enum rte_cpu_flag_t flag)
+{
+	return sizeof(void *) == 8 && rte_vect_get_max_simd_bitwidth() >= bits &&
+	       rte_cpu_get_flag_enabled(flag) > 0;
 }
 
 uint16_t gv_burst_none(void *q, struct rte_mbuf **pkts, uint16_t n)

@@ -20,6 +20,7 @@
 #define GV_PATH_H
 
 #include <ethdev_driver.h>
+#include <rte_cpuflags.h>
 
 #include "gv_pmd.h"
 
@@ -139,5 +140,15 @@ uint16_t gv_burst_none(void *q, struct rte_mbuf **pkts, uint16_t n);
 
 #define GV_BURSTS_LB_TABLE(name)                                               \
 	{ { name##_split_smp, name##_split_mand }, { name##_packed_smp, name##_packed_mand } }
+
+/* The table of a path that has no bursts in this build (vector paths off x86). */
+#define GV_BURSTS_NONE { { gv_burst_none, gv_burst_none }, { gv_burst_none, gv_burst_none } }
+
+/*
+ * A vector path's condition at run time: 64-bit pointers (the bodies move
+ * mbuf pointers several to a vector), EAL's SIMD limit at least `bits`,
+ * and the CPU's `flag`.
+ */
+bool gv_path_simd_ok(uint16_t bits, enum rte_cpu_flag_t flag);
 
 #endif /* GV_PATH_H */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gv_pmd.h - the PMD's shared state: the port (struct gv_hw), the path
- * identifiers, and logging (the queues: gv_queue.h). The ring itself is the core's (common/ring); the device is reached through
- * the transport ops (gv_transport.h).
+ * identifiers, and logging (the queues: gv_queue.h). The ring itself is
+ * the core's (common/ring); the device is reached through the transport
+ * ops (gv_transport.h).
  */
 #ifndef GV_PMD_H
 #define GV_PMD_H

@@ -337,13 +337,6 @@ void gv_queue_resume(struct gv_queue *q)
 	let_go(q, GV_Q_HELD);
 }
 
-/*
- * A stopped queue keeps its ring and buffers: its bursts return 0. RX:
- * the device fills the posted buffers and then drops for that queue;
- * what it delivered meanwhile (at most a ring) is received after the
- * start. TX: what was sent completes, and is reclaimed after the start
- * or at the port's stop.
- */
 struct gv_queue *gv_queue_of(struct rte_eth_dev *dev, bool rx, uint16_t i)
 {
 	void *q = rx ? dev->data->rx_queues[i] : dev->data->tx_queues[i];
@@ -356,14 +349,26 @@ struct gv_queue *gv_queue_of(struct rte_eth_dev *dev, bool rx, uint16_t i)
 /* Every queue the port runs, RX then TX; `fn` for each. */
 void gv_queues_each(struct rte_eth_dev *dev, void (*fn)(struct gv_queue *q))
 {
-	for (uint16_t i = 0; i < dev->data->nb_rx_queues; i++)
-		if (dev->data->rx_queues[i])
-			fn(&((struct gv_rxq *)dev->data->rx_queues[i])->q);
-	for (uint16_t i = 0; i < dev->data->nb_tx_queues; i++)
-		if (dev->data->tx_queues[i])
-			fn(&((struct gv_txq *)dev->data->tx_queues[i])->q);
+	for (int dir = 0; dir < 2; dir++) {
+		const bool rx = dir == 0;
+		const uint16_t nq = rx ? dev->data->nb_rx_queues : dev->data->nb_tx_queues;
+
+		for (uint16_t i = 0; i < nq; i++) {
+			struct gv_queue *q = gv_queue_of(dev, rx, i);
+
+			if (q)
+				fn(q);
+		}
+	}
 }
 
+/*
+ * A stopped queue keeps its ring and buffers: its bursts return 0. RX:
+ * the device fills the posted buffers and then drops for that queue;
+ * what it delivered meanwhile (at most a ring) is received after the
+ * start. TX: what was sent completes, and is reclaimed after the start
+ * or at the port's stop.
+ */
 static int queue_switch(struct rte_eth_dev *dev, bool rx, uint16_t qid, bool on)
 {
 	struct gv_hw *hw = dev->data->dev_private;

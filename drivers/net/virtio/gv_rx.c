@@ -20,8 +20,6 @@
 #include "gv_offload.h"
 #include "gv_rxtx.h"
 
-/* ---------------------------------------------------------------- RX -- */
-
 /*
  * The pool could not give `n` mbufs at once: take fewer (halving), so a
  * pool that is short (or smaller than one refill) still gets its mbufs
@@ -359,7 +357,7 @@ static __rte_always_inline uint16_t rx_plain_t(struct gv_rxq *rxq, struct rte_mb
 /*
  * A poll that finds nothing (the device returned no buffer): only the
  * refill retry (a ring left short while the pool was dry) and the broken
- * check run, no queue state is written. True when that was all.
+ * check run, no queue state is written.
  */
 static __rte_noinline void rx_finish_idle(struct gv_rxq *rxq, const enum gv_layout L,
 					   const enum gv_barrier B)

@@ -39,12 +39,10 @@
 #include "gv_offload.h"
 #include "gv_rx_vec.h"
 
-/* The bodies move mbuf pointers two (SSE) or four (AVX2) to a vector: 64-bit only. */
 static bool rx_vec_sse_usable(void)
 {
 #ifdef RTE_ARCH_X86
-	return sizeof(void *) == 8 && rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_128 &&
-	       rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_2) > 0;
+	return gv_path_simd_ok(RTE_VECT_SIMD_128, RTE_CPUFLAG_SSE4_2);
 #else
 	return false;
 #endif
@@ -53,8 +51,7 @@ static bool rx_vec_sse_usable(void)
 static bool rx_vec_avx2_usable(void)
 {
 #ifdef RTE_ARCH_X86
-	return sizeof(void *) == 8 && rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_256 &&
-	       rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0;
+	return gv_path_simd_ok(RTE_VECT_SIMD_256, RTE_CPUFLAG_AVX2);
 #else
 	return false;
 #endif
@@ -309,8 +306,7 @@ GV_BURST(static __attribute__((target("avx2"))), rx_vec_avx2_mand, struct gv_rxq
 
 #else /* !RTE_ARCH_X86: no vector body, the paths are never usable */
 
-#define RX_VEC_BURSTS(w)                                                       \
-	{ { gv_burst_none, gv_burst_none }, { gv_burst_none, gv_burst_none } }
+#define RX_VEC_BURSTS(w) GV_BURSTS_NONE
 
 #endif
 

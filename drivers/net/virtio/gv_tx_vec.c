@@ -44,12 +44,11 @@
 #include "gv_rx_vec.h" /* the vector byte and size-bin counters */
 #endif
 
-/* The group step copies cookies two to a 16-byte vector: 64-bit only. */
+/* The group step copies cookies two to a 16-byte vector. */
 static bool tx_vec_usable(void)
 {
 #ifdef RTE_ARCH_X86
-	return sizeof(void *) == 8 && rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_128 &&
-	       rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_2) > 0;
+	return gv_path_simd_ok(RTE_VECT_SIMD_128, RTE_CPUFLAG_SSE4_2);
 #else
 	return false;
 #endif
@@ -314,7 +313,7 @@ GV_BURSTS_LB(tx_vec, struct gv_txq, tx_vec_body)
 
 #else
 
-#define TX_VEC_BURSTS { { gv_burst_none, gv_burst_none }, { gv_burst_none, gv_burst_none } }
+#define TX_VEC_BURSTS GV_BURSTS_NONE
 
 #endif
 
